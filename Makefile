@@ -1,0 +1,145 @@
+# terse: one GNU Makefile.
+#
+#   make            server (build/terse-server) and libterse.a
+#   make run        install missing build packages, build, start the server in the foreground
+#   make test       every test: unit, integration, fuzz corpus replay, then all again under
+#                   AddressSanitizer + UndefinedBehaviorSanitizer
+#   make lib        libterse from include/terse/ and src/codec/ alone
+#   make fuzz       libFuzzer targets (clang)
+#   make bench      redis-benchmark side by side with redis-server (not part of make test)
+#
+# Sources are discovered: every src/<layer>/*.c is part of the server, every
+# tests/unit/<layer>/test_*.c is one cmocka executable, every fuzz/<target>.c one fuzz target.
+
+CC ?= cc
+BUILD ?= build
+SANITIZE ?=
+PYTHON ?= /usr/bin/python3
+
+WARN := -Wall -Wextra -Wshadow -Wcast-qual -Wcast-align -Wstrict-prototypes -Wpointer-arith \
+        -Wformat=2 -Wvla
+OPT ?= -O2 -g
+CPPFLAGS += -Iinclude -Isrc -D_GNU_SOURCE
+CFLAGS += -std=c11 $(OPT) $(WARN) $(EXTRA_CFLAGS)
+ifneq ($(WERROR),)
+CFLAGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer -DTERSE_DEBUG
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+# liblz4's static archive exposes the static-only API (LZ4_compress_fast_extState_fastReset).
+LIBS := -l:liblz4.a -lxxhash -lzstd -lpthread -lm
+
+SRC_ALL := $(sort $(wildcard src/*/*.c))
+SRC_MAIN := $(wildcard src/server/srv_main.c)
+SRC_NOMAIN := $(filter-out $(SRC_MAIN),$(SRC_ALL))
+SRC_LIB := $(sort $(wildcard src/codec/*.c))
+OBJ_NOMAIN := $(SRC_NOMAIN:%.c=$(BUILD)/%.o)
+OBJ_MAIN := $(SRC_MAIN:%.c=$(BUILD)/%.o)
+OBJ_LIB := $(SRC_LIB:%.c=$(BUILD)/%.o)
+
+UNIT_SRC := $(sort $(wildcard tests/unit/*/test_*.c))
+UNIT_BIN := $(UNIT_SRC:%.c=$(BUILD)/%)
+UNIT_HELPERS := $(sort $(wildcard tests/unit/*.c))
+FUZZ_SRC := $(sort $(filter-out fuzz/fuzz_replay.c,$(wildcard fuzz/*.c)))
+FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
+FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/fuzz/%-replay)
+
+SERVER := $(BUILD)/terse-server
+LIBA := $(BUILD)/libterse.a
+SRVLIB := $(BUILD)/libterse-server.a
+
+.PHONY: all run test test-core unit integration fuzz-replay lib fuzz bench clean deps deps-test \
+        check-layers
+
+all: $(SERVER) $(LIBA)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(SRVLIB): $(OBJ_NOMAIN)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(SERVER): $(OBJ_MAIN) $(SRVLIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ_MAIN) $(SRVLIB) $(LIBS)
+
+$(LIBA): $(OBJ_LIB)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+lib: $(LIBA)
+
+# ---- tests ---------------------------------------------------------------------------------
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(SRVLIB) $(UNIT_HELPERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HELPERS) $(SRVLIB) \
+		$(LIBS) -lcmocka
+
+$(BUILD)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_replay.c $(SRVLIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< fuzz/fuzz_replay.c $(SRVLIB) $(LIBS)
+
+unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do \
+		echo "== $$t"; CMOCKA_MESSAGE_OUTPUT=TAP TERSE_SHARED=$(CURDIR)/../shared $$t; \
+	done
+
+fuzz-replay: $(FUZZ_REPLAY)
+	@set -e; for n in $(FUZZ_NAMES); do \
+		echo "== replay $$n"; $(BUILD)/fuzz/$$n-replay fuzz/corpus/$$n; \
+	done
+
+integration: $(SERVER)
+	TERSE_BIN=$(CURDIR)/$(SERVER) TERSE_SHARED=$(CURDIR)/../shared \
+		$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration $(PYTEST_ARGS)
+
+check-layers:
+	@$(PYTHON) tools/check_layers.py
+
+test-core: check-layers unit fuzz-replay integration
+
+# The one test command: plain build, then the sanitizer build of the same suite.
+test: deps-test
+	$(MAKE) test-core
+	$(MAKE) test-core BUILD=build/asan CC=clang SANITIZE=address,undefined \
+		PYTEST_ARGS="$(PYTEST_ARGS_ASAN)"
+
+# ---- packages ------------------------------------------------------------------------------
+
+BUILD_PKGS := make gcc libc6-dev liblz4-dev libxxhash-dev libzstd-dev pkg-config
+TEST_PKGS := $(BUILD_PKGS) clang libclang-rt-14-dev libcmocka-dev redis-server redis-tools \
+             python3 python3-pytest python3-redis
+missing = $(strip $(foreach p,$(1),$(if $(shell dpkg-query -W -f='$${Status}' $(p) 2>/dev/null \
+          | grep -q 'ok installed' && echo y),,$(p))))
+
+deps:
+	@m="$(call missing,$(BUILD_PKGS))"; if [ -n "$$m" ]; then \
+		echo "installing: $$m"; apt-get update && apt-get install -y $$m; fi
+
+deps-test:
+	@m="$(call missing,$(TEST_PKGS))"; if [ -n "$$m" ]; then \
+		echo "installing: $$m"; apt-get update && apt-get install -y $$m; fi
+
+run: deps
+	$(MAKE) $(SERVER)
+	./$(SERVER)
+
+# ---- fuzzing and benchmarks ----------------------------------------------------------------
+
+FUZZ_SECONDS ?= 60
+$(BUILD)/fuzz/%-libfuzzer: fuzz/%.c $(SRVLIB)
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(SRVLIB) $(LIBS)
+
+fuzz:
+	$(MAKE) BUILD=build/fuzz CC=clang SANITIZE=address,undefined \
+		EXTRA_CFLAGS=-fsanitize=fuzzer-no-link $(FUZZ_NAMES:%=build/fuzz/fuzz/%-libfuzzer)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

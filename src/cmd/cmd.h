@@ -1,0 +1,212 @@
+/*
+ * cmd: the command table and the state commands run against.
+ *
+ * cmd reaches keys only through a shard (store), writes replies with resp, and encodes values
+ * with codec. Anything of other layers (clock, config, memory figures, connections, shutdown)
+ * comes through struct cmd_hooks, which server/ fills in: that keeps the layer table honest.
+ *
+ * Threading: everything here runs on the worker thread that owns the shard.
+ */
+#ifndef TERSE_CMD_H
+#define TERSE_CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec/codec_value.h"
+#include "resp/resp_parse.h"
+#include "resp/resp_write.h"
+#include "store/store.h"
+#include "terse/alloc.h"
+
+struct cmd_server;
+struct cmd_client;
+
+/* ---- clients ----------------------------------------------------------------------------- */
+
+enum cmd_client_flags {
+    CMD_CLIENT_CLOSE_AFTER_REPLY = 1 << 0, /* QUIT, protocol error: close once replies are out */
+    CMD_CLIENT_CLOSE_ASAP = 1 << 1,        /* CLIENT KILL, output limit: close now */
+    CMD_CLIENT_NO_EVICT = 1 << 2,          /* CLIENT NO-EVICT on */
+    CMD_CLIENT_AUTHED = 1 << 3             /* passed AUTH (or no requirepass) */
+};
+
+/*
+ * Per-connection command state. Owned by server/ (one per connection), initialised with
+ * cmd_client_init and deinitialised with cmd_client_deinit; cmd links it into the server's
+ * client list so CLIENT LIST/KILL can see every client.
+ */
+struct cmd_client {
+    uint64_t id;           /* CLIENT ID: unique, increasing */
+    int db;                /* selected database */
+    int resp;              /* protocol: 2 or 3 */
+    unsigned flags;        /* enum cmd_client_flags */
+    char *name;            /* CLIENT SETNAME; owned, NULL when unset */
+    char addr[64];         /* peer "ip:port", set by server/ at accept */
+    char laddr[64];        /* local "ip:port" */
+    int fd;                /* socket, for CLIENT LIST */
+    int64_t ctime_ms;      /* connection time */
+    int64_t last_ms;       /* last command time */
+    const char *last_cmd;  /* name of the last command (static string from the table) */
+    struct resp_out *out;  /* borrowed: view of the connection's output buffer while dispatching */
+    struct cmd_client *prev, *next; /* server's client list */
+};
+
+/* ---- hooks into other layers, filled by server/ ------------------------------------------ */
+
+/* Figures of other layers for INFO, MEMORY and CLIENT LIST. */
+struct cmd_sysinfo {
+    uint64_t used_memory, used_memory_peak, used_memory_rss; /* bytes */
+    uint64_t maxmemory;
+    uint64_t connected_clients, total_connections, rejected_connections;
+    uint64_t net_input_bytes, net_output_bytes;
+    double cpu_sys, cpu_user; /* seconds */
+    int tcp_port;
+    long pid;
+    const char *config_file;  /* "" when none */
+    const char *executable;
+};
+
+struct cmd_hooks {
+    void *srv;                               /* passed back to every hook */
+    int64_t (*now_ms)(void *srv);            /* wall clock, unix ms */
+    uint64_t (*now_us)(void *srv);           /* monotonic microseconds */
+    void (*sysinfo)(void *srv, struct cmd_sysinfo *out);
+    /* Queued/allocated bytes of a client's buffers (CLIENT LIST qbuf, omem). */
+    void (*client_io)(void *srv, const struct cmd_client *cl, size_t *qbuf, size_t *qbuf_free,
+                      size_t *obuf, size_t *omem);
+    /* CONFIG GET: emit(arg, name, value) for every option whose name matches pattern (glob). */
+    void (*config_get)(void *srv, const char *pattern,
+                       void (*emit)(void *arg, const char *name, const char *value), void *arg);
+    /* CONFIG SET of one option. Returns 0, or nonzero with *err set to Redis's reason text
+     * (static or in errbuf). */
+    int (*config_set)(void *srv, const char *name, const char *value, char *errbuf,
+                      size_t errbuf_cap);
+    void (*config_resetstat)(void *srv);
+    /* SHUTDOWN: flags are CMD_SHUTDOWN_*. Returns 0 when the server will stop. */
+    int (*shutdown)(void *srv, unsigned flags);
+    /* Log a line at warning level. */
+    void (*log_warning)(void *srv, const char *msg);
+};
+
+enum cmd_shutdown_flags { CMD_SHUTDOWN_NOSAVE = 1, CMD_SHUTDOWN_SAVE = 2, CMD_SHUTDOWN_NOW = 4,
+                          CMD_SHUTDOWN_FORCE = 8 };
+
+/* ---- server state ------------------------------------------------------------------------ */
+
+/* Settings cmd reads; server/ keeps them in sync with the config. */
+struct cmd_settings {
+    int databases;
+    const char *requirepass;   /* NULL or "" when unset; owned by the config */
+    int enable_debug_command;  /* 0 no, 1 yes, 2 local (loopback clients only) */
+    long long proto_max_bulk_len;
+};
+
+struct cmd_stats {
+    uint64_t total_commands;
+    uint64_t keyspace_hits, keyspace_misses;
+    uint64_t corrupt_values;    /* values that failed verification on read */
+    uint64_t orig_value_bytes;  /* original bytes of strings written (SET family) */
+    uint64_t stored_value_bytes;/* their stored bytes */
+};
+
+struct cmd_server {
+    struct store_shard *shard;   /* the one shard (first version: one worker) */
+    struct codec_ctx *codec;     /* the worker's codec context */
+    terse_allocator alloc;       /* counting allocator of the server (core_mem) */
+    struct cmd_hooks hooks;
+    struct cmd_settings settings;
+    struct cmd_stats stats;
+    struct cmd_client *clients;  /* list head */
+    uint64_t next_client_id;
+    int64_t start_ms;            /* process start, unix ms */
+    /* Scratch space for decoding and encoding values. Owned here, grown with alloc, reused
+     * across commands, freed by cmd_server_deinit. */
+    uint8_t *scratch;
+    size_t scratch_cap;
+    uint8_t *scratch2;
+    size_t scratch2_cap;
+};
+
+/* Sets up the table and the state; the caller fills shard, codec, alloc, hooks, settings
+ * before and keeps them alive. TERSE_OK or TERSE_ENOMEM. */
+int cmd_server_init(struct cmd_server *srv);
+void cmd_server_deinit(struct cmd_server *srv);
+
+void cmd_client_init(struct cmd_server *srv, struct cmd_client *cl);
+void cmd_client_deinit(struct cmd_server *srv, struct cmd_client *cl);
+
+/*
+ * Executes one parsed command (argc >= 1) for cl and writes its reply to cl->out.
+ * Looks the command up, checks arity and authentication, then calls its handler.
+ */
+void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct resp_slice *argv,
+                  size_t argc);
+
+/* ---- the command table -------------------------------------------------------------------- */
+
+/* One command's execution context. */
+struct cmd_call {
+    struct cmd_server *srv;
+    struct cmd_client *cl;
+    struct resp_out *out;          /* == cl->out */
+    const struct resp_slice *argv; /* borrowed: slices of the input buffer */
+    size_t argc;
+    int64_t now_ms;                /* the command's clock, read once before it runs */
+};
+
+typedef void cmd_proc(struct cmd_call *c);
+
+enum cmd_flags {
+    CMD_WRITE = 1 << 0,
+    CMD_READONLY = 1 << 1,
+    CMD_DENYOOM = 1 << 2,
+    CMD_ADMIN = 1 << 3,
+    CMD_PUBSUB = 1 << 4,
+    CMD_NOSCRIPT = 1 << 5,
+    CMD_BLOCKING = 1 << 6,
+    CMD_LOADING = 1 << 7,
+    CMD_STALE = 1 << 8,
+    CMD_SKIP_MONITOR = 1 << 9,
+    CMD_SKIP_SLOWLOG = 1 << 10,
+    CMD_FAST = 1 << 11,
+    CMD_NO_AUTH = 1 << 12,        /* may run before AUTH */
+    CMD_MAY_REPLICATE = 1 << 13,
+    CMD_SENTINEL = 1 << 14,
+    CMD_ONLY_SENTINEL = 1 << 15,
+    CMD_NO_MANDATORY_KEYS = 1 << 16,
+    CMD_PROTECTED = 1 << 17,
+    CMD_NO_ASYNC_LOADING = 1 << 18,
+    CMD_NO_MULTI = 1 << 19,
+    CMD_MOVABLE_KEYS = 1 << 20,
+    CMD_ALLOW_BUSY = 1 << 21
+};
+
+/*
+ * One row of the command table, as Redis 7.0 describes a command (COMMAND INFO).
+ * arity: exact argument count including the name, or -N for "at least N".
+ * Keys: first_key..last_key step key_step (last_key -1 = last argument); 0 = no keys.
+ */
+struct cmd_def {
+    const char *name;        /* lower case, e.g. "get"; for a subcommand "config|get" */
+    int arity;
+    uint32_t flags;          /* enum cmd_flags */
+    int first_key, last_key, key_step;
+    cmd_proc *proc;          /* NULL for a container whose subcommands do the work */
+    const char *acl;         /* ACL categories, space separated, e.g. "@read @string @fast" */
+    const char *summary;     /* COMMAND DOCS summary */
+    const char *since;       /* COMMAND DOCS since */
+    const char *group;       /* COMMAND DOCS group, e.g. "string" */
+    const struct cmd_def *subcmds; /* NULL-name-terminated array, or NULL */
+};
+
+/* Each family file exports a table terminated by a row whose name is NULL. */
+extern const struct cmd_def cmd_string_defs[];
+extern const struct cmd_def cmd_keys_defs[];
+extern const struct cmd_def cmd_conn_defs[];
+extern const struct cmd_def cmd_server_defs[];
+
+/* Looks up a command by name (case-insensitive). NULL when unknown. */
+const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);
+
+#endif /* TERSE_CMD_H */
