@@ -1,0 +1,557 @@
+/*
+ * cmd_util: helpers shared by the command families.
+ *
+ * Number parsing and formatting follow Redis's util.c rules exactly (a client that sends
+ * " 1" or "01" to INCRBY must get the same error from terse as from Redis). The value path
+ * lives here so that every family stores and reads strings the same way:
+ *
+ *   write: bytes -> integer-looking? store_set_int : codec_value_encode(scratch2) -> store
+ *   read:  entry -> int? format : codec_value_decode straight into the reply buffer
+ *
+ * Scratch buffers belong to struct cmd_server; they are grown here and reused, so a warm
+ * request loop allocates nothing.
+ */
+#include "cmd/cmd_util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terse/status.h"
+
+/* ---- numbers ----------------------------------------------------------------------------- */
+
+int cmd_parse_ll(const uint8_t *p, size_t len, long long *out)
+{
+    unsigned long long v = 0;
+    size_t i = 0;
+    int neg = 0;
+
+    if (len == 0 || len > 20) {
+        return 0;
+    }
+    if (len == 1 && p[0] == '0') {
+        *out = 0;
+        return 1;
+    }
+    if (p[0] == '-') {
+        neg = 1;
+        i = 1;
+        if (len == 1) {
+            return 0;
+        }
+    }
+    /* First digit must be 1-9: no leading zeros, no "-0". */
+    if (p[i] < '1' || p[i] > '9') {
+        return 0;
+    }
+    for (; i < len; i++) {
+        if (p[i] < '0' || p[i] > '9') {
+            return 0;
+        }
+        if (v > (ULLONG_MAX / 10)) {
+            return 0;
+        }
+        v *= 10;
+        if (v > ULLONG_MAX - (unsigned long long)(p[i] - '0')) {
+            return 0;
+        }
+        v += (unsigned long long)(p[i] - '0');
+    }
+    if (neg) {
+        if (v > (unsigned long long)LLONG_MAX + 1) {
+            return 0;
+        }
+        *out = (long long)(0 - v);
+    } else {
+        if (v > (unsigned long long)LLONG_MAX) {
+            return 0;
+        }
+        *out = (long long)v;
+    }
+    return 1;
+}
+
+int cmd_parse_ld(const uint8_t *p, size_t len, long double *out)
+{
+    char buf[CMD_LD_STR_MAX];
+    char *end = NULL;
+    long double v;
+
+    if (len == 0 || len >= sizeof(buf)) {
+        return 0;
+    }
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    errno = 0;
+    v = strtold(buf, &end);
+    if (isspace((unsigned char)buf[0]) || *end != '\0' || errno == EINVAL || isnan(v)) {
+        return 0;
+    }
+    if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || fpclassify(v) == FP_ZERO)) {
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+size_t cmd_format_ld(char *buf, size_t cap, long double v)
+{
+    int n;
+    char *dot;
+
+    if (isinf(v)) {
+        n = snprintf(buf, cap, "%s", v > 0 ? "inf" : "-inf");
+        return n < 0 ? 0 : (size_t)n;
+    }
+    /* Fixed notation, 17 decimals, then trailing zeros (and a bare '.') removed: the
+     * "human friendly" form Redis uses for INCRBYFLOAT. */
+    n = snprintf(buf, cap, "%.17Lf", v);
+    if (n < 0 || (size_t)n + 1 > cap) {
+        return 0;
+    }
+    dot = strchr(buf, '.');
+    if (dot != NULL) {
+        char *q = buf + n - 1;
+        while (*q == '0') {
+            q--;
+            n--;
+        }
+        if (*q == '.') {
+            n--;
+        }
+    }
+    if (n == 2 && buf[0] == '-' && buf[1] == '0') {
+        buf[0] = '0';
+        n = 1;
+    }
+    buf[n] = '\0';
+    return (size_t)n;
+}
+
+size_t cmd_format_ll(char *buf, long long v)
+{
+    char tmp[24];
+    size_t n = 0, i;
+    unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+
+    do {
+        tmp[n++] = (char)('0' + (u % 10));
+        u /= 10;
+    } while (u != 0);
+    i = 0;
+    if (v < 0) {
+        buf[i++] = '-';
+    }
+    while (n > 0) {
+        buf[i++] = tmp[--n];
+    }
+    buf[i] = '\0';
+    return i;
+}
+
+int cmd_ll_or_reply(struct cmd_call *c, size_t argi, long long *out, const char *err)
+{
+    if (cmd_parse_ll(c->argv[argi].p, c->argv[argi].len, out)) {
+        return 0;
+    }
+    cmd_reply_err(c, err != NULL ? err : CMD_ERR_NOT_INT);
+    return -1;
+}
+
+int cmd_ld_or_reply(struct cmd_call *c, size_t argi, long double *out, const char *err)
+{
+    if (cmd_parse_ld(c->argv[argi].p, c->argv[argi].len, out)) {
+        return 0;
+    }
+    cmd_reply_err(c, err != NULL ? err : CMD_ERR_NOT_FLOAT);
+    return -1;
+}
+
+int cmd_arg_is(const struct cmd_call *c, size_t argi, const char *lower)
+{
+    size_t n = strlen(lower);
+
+    if (argi >= c->argc || c->argv[argi].len != n) {
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (tolower(c->argv[argi].p[i]) != lower[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---- errors ------------------------------------------------------------------------------ */
+
+void cmd_reply_err(struct cmd_call *c, const char *msg)
+{
+    resp_write_error(c->out, msg);
+}
+
+void cmd_reply_status(struct cmd_call *c, int status)
+{
+    switch (status) {
+    case TERSE_EOOM:
+        cmd_reply_err(c, CMD_ERR_OOM);
+        break;
+    case TERSE_ETOOBIG:
+        cmd_reply_err(c, CMD_ERR_STRING_TOO_LONG);
+        break;
+    case TERSE_ENOMEM:
+        cmd_reply_err(c, "ERR out of memory");
+        break;
+    default:
+        resp_write_errorf(c->out, "ERR %s", terse_strerror(status));
+        break;
+    }
+}
+
+/* Copies at most cap-1 bytes of key into buf, replacing bytes that are not printable. */
+static void key_printable(char *buf, size_t cap, const uint8_t *key, size_t klen)
+{
+    size_t n = klen < cap - 4 ? klen : cap - 4;
+
+    for (size_t i = 0; i < n; i++) {
+        buf[i] = (key[i] >= 0x20 && key[i] < 0x7f && key[i] != '\'') ? (char)key[i] : '?';
+    }
+    if (n < klen) {
+        memcpy(buf + n, "...", 3);
+        n += 3;
+    }
+    buf[n] = '\0';
+}
+
+void cmd_reply_corrupt(struct cmd_call *c, const uint8_t *key, size_t klen)
+{
+    char k[128];
+    char line[256];
+
+    key_printable(k, sizeof(k), key, klen);
+    c->srv->stats.corrupt_values++;
+    snprintf(line, sizeof(line), "corrupted value: key '%s' in db %d failed its checksum",
+             k, c->cl->db);
+    if (c->srv->hooks.log_warning != NULL) {
+        c->srv->hooks.log_warning(c->srv->hooks.srv, line);
+    }
+    resp_write_errorf(c->out, "CORRUPT value of key '%s' is corrupted (checksum mismatch); "
+                      "not returned", k);
+}
+
+/* ---- glob matching ----------------------------------------------------------------------- */
+
+static int fold(int ch, int nocase)
+{
+    return nocase ? tolower(ch) : ch;
+}
+
+/*
+ * Matches one pattern token at pat[*pi] against byte ch and advances *pi past the token.
+ * Tokens: '?', '[...]' (with '^' negation, ranges, '\' escapes; an unterminated class runs
+ * to the end of the pattern), '\x', or a literal byte.
+ */
+static int glob_token(const uint8_t *pat, size_t plen, size_t *pi, int ch, int nocase)
+{
+    size_t i = *pi;
+    int match = 0, neg = 0;
+
+    if (pat[i] == '?') {
+        *pi = i + 1;
+        return 1;
+    }
+    if (pat[i] == '\\' && i + 1 < plen) {
+        *pi = i + 2;
+        return fold(pat[i + 1], nocase) == fold(ch, nocase);
+    }
+    if (pat[i] != '[') {
+        *pi = i + 1;
+        return fold(pat[i], nocase) == fold(ch, nocase);
+    }
+    i++;
+    if (i < plen && pat[i] == '^') {
+        neg = 1;
+        i++;
+    }
+    while (i < plen && pat[i] != ']') {
+        if (pat[i] == '\\' && i + 1 < plen) {
+            i++;
+            if (pat[i] == ch) {
+                match = 1;
+            }
+        } else if (i + 2 < plen && pat[i + 1] == '-') {
+            int lo = fold(pat[i], nocase), hi = fold(pat[i + 2], nocase), x = fold(ch, nocase);
+            if (lo > hi) {
+                int t = lo;
+                lo = hi;
+                hi = t;
+            }
+            if (x >= lo && x <= hi) {
+                match = 1;
+            }
+            i += 2;
+        } else if (fold(pat[i], nocase) == fold(ch, nocase)) {
+            match = 1;
+        }
+        i++;
+    }
+    *pi = i < plen ? i + 1 : i; /* past ']' */
+    return neg ? !match : match;
+}
+
+int cmd_glob_match(const uint8_t *pat, size_t plen, const uint8_t *s, size_t slen, int nocase)
+{
+    size_t pi = 0, si = 0;
+    size_t star_p = SIZE_MAX, star_s = 0;
+
+    /* Greedy matching with one backtrack point: a later '*' supersedes an earlier one, so
+     * this is exact for glob patterns and needs no recursion (no stack blow-up on "****"). */
+    while (si < slen) {
+        if (pi < plen && pat[pi] == '*') {
+            while (pi < plen && pat[pi] == '*') {
+                pi++;
+            }
+            if (pi == plen) {
+                return 1;
+            }
+            star_p = pi;
+            star_s = si;
+            continue;
+        }
+        if (pi < plen) {
+            size_t next = pi;
+            if (glob_token(pat, plen, &next, s[si], nocase)) {
+                pi = next;
+                si++;
+                continue;
+            }
+        }
+        if (star_p == SIZE_MAX) {
+            return 0;
+        }
+        pi = star_p;
+        si = ++star_s;
+    }
+    while (pi < plen && pat[pi] == '*') {
+        pi++;
+    }
+    return pi == plen;
+}
+
+/* ---- shards and lookups ------------------------------------------------------------------ */
+
+struct store_shard *cmd_shard(struct cmd_call *c, const uint8_t *key, size_t klen)
+{
+    (void)key;
+    (void)klen;
+    return c->srv->shard;
+}
+
+struct store_entry *cmd_lookup_read(struct cmd_call *c, const struct resp_slice *key,
+                                    int *replied)
+{
+    struct store_entry *e;
+
+    e = store_lookup(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len, c->now_ms,
+                     STORE_LOOKUP_TOUCH);
+    if (e == NULL) {
+        c->srv->stats.keyspace_misses++;
+        return NULL;
+    }
+    c->srv->stats.keyspace_hits++;
+    if (replied != NULL && store_entry_type(e) != STORE_TYPE_STRING) {
+        cmd_reply_err(c, CMD_ERR_WRONGTYPE);
+        *replied = 1;
+        return NULL;
+    }
+    return e;
+}
+
+struct store_entry *cmd_lookup_write(struct cmd_call *c, const struct resp_slice *key,
+                                     int *replied)
+{
+    struct store_entry *e;
+
+    e = store_lookup(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len, c->now_ms, 0);
+    if (e != NULL && replied != NULL && store_entry_type(e) != STORE_TYPE_STRING) {
+        cmd_reply_err(c, CMD_ERR_WRONGTYPE);
+        *replied = 1;
+        return NULL;
+    }
+    return e;
+}
+
+/* ---- scratch ------------------------------------------------------------------------------ */
+
+static int scratch_grow(struct cmd_server *srv, uint8_t **p, size_t *cap, size_t n)
+{
+    uint8_t *np;
+    size_t ncap;
+
+    if (n <= *cap) {
+        return TERSE_OK;
+    }
+    ncap = *cap < 4096 ? 4096 : *cap;
+    while (ncap < n) {
+        ncap = ncap > SIZE_MAX / 2 ? n : ncap * 2;
+    }
+    np = srv->alloc.alloc(srv->alloc.opaque, ncap);
+    if (np == NULL) {
+        return TERSE_ENOMEM;
+    }
+    /* Contents are not preserved: scratch holds nothing across a reserve. */
+    srv->alloc.free(srv->alloc.opaque, *p);
+    *p = np;
+    *cap = ncap;
+    return TERSE_OK;
+}
+
+int cmd_scratch_reserve(struct cmd_server *srv, size_t n)
+{
+    return scratch_grow(srv, &srv->scratch, &srv->scratch_cap, n);
+}
+
+int cmd_scratch2_reserve(struct cmd_server *srv, size_t n)
+{
+    return scratch_grow(srv, &srv->scratch2, &srv->scratch2_cap, n);
+}
+
+/* ---- values ------------------------------------------------------------------------------- */
+
+int cmd_value_len(struct cmd_call *c, const struct store_entry *e, size_t *len)
+{
+    struct codec_value_info info;
+    const uint8_t *p;
+    size_t n;
+    int st;
+
+    (void)c;
+    if (store_entry_enc(e) == STORE_ENC_INT) {
+        char buf[24];
+        *len = cmd_format_ll(buf, store_entry_int(e));
+        return TERSE_OK;
+    }
+    p = store_entry_val(e, &n);
+    st = codec_value_info(p, n, &info);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    *len = info.orig_len;
+    return TERSE_OK;
+}
+
+int cmd_value_get(struct cmd_call *c, const struct store_entry *e, const uint8_t **out,
+                  size_t *len)
+{
+    struct codec_value_info info;
+    const uint8_t *p;
+    size_t n;
+    int st;
+
+    if (store_entry_enc(e) == STORE_ENC_INT) {
+        st = cmd_scratch_reserve(c->srv, 24);
+        if (st != TERSE_OK) {
+            return st;
+        }
+        *len = cmd_format_ll((char *)c->srv->scratch, store_entry_int(e));
+        *out = c->srv->scratch;
+        return TERSE_OK;
+    }
+    p = store_entry_val(e, &n);
+    st = codec_value_info(p, n, &info);
+    if (st != TERSE_OK) {
+        c->srv->stats.corrupt_values++;
+        return st;
+    }
+    st = cmd_scratch_reserve(c->srv, info.orig_len + 1);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    st = codec_value_decode(c->srv->codec, p, n, c->srv->scratch, c->srv->scratch_cap, len);
+    if (st == TERSE_ECORRUPT) {
+        c->srv->stats.corrupt_values++;
+    }
+    if (st != TERSE_OK) {
+        return st;
+    }
+    *out = c->srv->scratch;
+    return TERSE_OK;
+}
+
+void cmd_reply_value(struct cmd_call *c, const struct store_entry *e, const struct resp_slice *key)
+{
+    struct codec_value_info info;
+    const uint8_t *p;
+    uint8_t *dst;
+    size_t n, got = 0, mark;
+    char hdr[RESP_HEADER_MAX];
+    int hl, st;
+
+    if (store_entry_enc(e) == STORE_ENC_INT) {
+        resp_write_bulk_ll(c->out, store_entry_int(e));
+        return;
+    }
+    p = store_entry_val(e, &n);
+    if (codec_value_info(p, n, &info) != TERSE_OK) {
+        cmd_reply_corrupt(c, key->p, key->len);
+        return;
+    }
+    hl = snprintf(hdr, sizeof(hdr), "$%zu\r\n", info.orig_len);
+    mark = c->out->len;
+    dst = resp_out_reserve(c->out, (size_t)hl + info.orig_len + 2);
+    if (dst == NULL) {
+        return; /* sticky error: the connection is closed by its owner */
+    }
+    memcpy(dst, hdr, (size_t)hl);
+    st = codec_value_decode(c->srv->codec, p, n, dst + hl, info.orig_len, &got);
+    if (st != TERSE_OK || got != info.orig_len) {
+        /* Nothing of the value is sent: drop what was decoded and report the key. */
+        c->out->len = mark;
+        cmd_reply_corrupt(c, key->p, key->len);
+        return;
+    }
+    memcpy(dst + hl + got, "\r\n", 2);
+    resp_out_commit(c->out, (size_t)hl + got + 2);
+}
+
+int cmd_value_set_db(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
+                     size_t len, int64_t expire_ms)
+{
+    struct store_shard *s = cmd_shard(c, key->p, key->len);
+    long long v;
+    size_t stored_len = 0;
+    int st;
+
+    if (len <= 20 && cmd_parse_ll(p, len, &v)) {
+        return store_set_int(s, db, key->p, key->len, v, expire_ms, c->now_ms);
+    }
+    if ((long long)len > c->srv->settings.proto_max_bulk_len &&
+        c->srv->settings.proto_max_bulk_len > 0) {
+        return TERSE_ETOOBIG;
+    }
+    st = cmd_scratch2_reserve(c->srv, codec_value_bound(len));
+    if (st != TERSE_OK) {
+        return st;
+    }
+    st = codec_value_encode(c->srv->codec, p, len, c->srv->scratch2, c->srv->scratch2_cap,
+                            &stored_len);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    st = store_set_str(s, db, key->p, key->len, c->srv->scratch2, stored_len, expire_ms, c->now_ms);
+    if (st == TERSE_OK) {
+        c->srv->stats.orig_value_bytes += len;
+        c->srv->stats.stored_value_bytes += stored_len;
+    }
+    return st;
+}
+
+int cmd_value_set(struct cmd_call *c, const struct resp_slice *key, const uint8_t *p, size_t len,
+                  int64_t expire_ms)
+{
+    return cmd_value_set_db(c, c->cl->db, key, p, len, expire_ms);
+}
