@@ -120,6 +120,8 @@ struct cmd_server {
     struct cmd_client *clients;  /* list head */
     uint64_t next_client_id;
     int64_t start_ms;            /* process start, unix ms */
+    const struct cmd_def **table; /* top-level commands sorted by name; owned, from alloc */
+    size_t n_table;
     /* Scratch space for decoding and encoding values. Owned here, grown with alloc, reused
      * across commands, freed by cmd_server_deinit. */
     uint8_t *scratch;

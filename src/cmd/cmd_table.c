@@ -1,0 +1,283 @@
+/*
+ * cmd_table: the command table and dispatch.
+ *
+ * The rows live in one static array per family (cmd_string_defs, ...). At init they are
+ * merged into one array of pointers sorted by name, searched by binary search with a
+ * case-insensitive compare: no allocation per lookup.
+ *
+ * Dispatch follows Redis 7.0's processCommand order: resolve the command (unknown command,
+ * unknown subcommand), check arity, check authentication, then run the handler.
+ */
+#include "cmd/cmd.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd_internal.h"
+#include "cmd/cmd_util.h"
+#include "terse/status.h"
+
+static const struct cmd_def *const *families(size_t *n)
+{
+    static const struct cmd_def *const fam[] = {cmd_string_defs, cmd_keys_defs, cmd_conn_defs,
+                                                cmd_server_defs};
+    *n = sizeof(fam) / sizeof(fam[0]);
+    return fam;
+}
+
+static int name_cmp(const uint8_t *a, size_t alen, const char *b)
+{
+    size_t i;
+
+    for (i = 0; i < alen && b[i] != '\0'; i++) {
+        int ca = tolower(a[i]), cb = (unsigned char)b[i];
+        if (ca != cb) {
+            return ca - cb;
+        }
+    }
+    if (i < alen) {
+        return 1;
+    }
+    return b[i] == '\0' ? 0 : -1;
+}
+
+static int def_sort(const void *a, const void *b)
+{
+    const struct cmd_def *const *x = a;
+    const struct cmd_def *const *y = b;
+    return strcmp((*x)->name, (*y)->name);
+}
+
+int cmd_server_init(struct cmd_server *srv)
+{
+    size_t n_fam, n = 0, k = 0;
+    const struct cmd_def *const *fam = families(&n_fam);
+
+    for (size_t f = 0; f < n_fam; f++) {
+        for (const struct cmd_def *d = fam[f]; d->name != NULL; d++) {
+            n++;
+        }
+    }
+    srv->table = srv->alloc.alloc(srv->alloc.opaque, n * sizeof(*srv->table));
+    if (srv->table == NULL) {
+        return TERSE_ENOMEM;
+    }
+    for (size_t f = 0; f < n_fam; f++) {
+        for (const struct cmd_def *d = fam[f]; d->name != NULL; d++) {
+            srv->table[k++] = d;
+        }
+    }
+    qsort((void *)srv->table, n, sizeof(*srv->table), def_sort);
+    srv->n_table = n;
+    srv->clients = NULL;
+    srv->next_client_id = 1;
+    srv->scratch = NULL;
+    srv->scratch_cap = 0;
+    srv->scratch2 = NULL;
+    srv->scratch2_cap = 0;
+    memset(&srv->stats, 0, sizeof(srv->stats));
+    return TERSE_OK;
+}
+
+void cmd_server_deinit(struct cmd_server *srv)
+{
+    srv->alloc.free(srv->alloc.opaque, (void *)srv->table);
+    srv->table = NULL;
+    srv->n_table = 0;
+    srv->alloc.free(srv->alloc.opaque, srv->scratch);
+    srv->alloc.free(srv->alloc.opaque, srv->scratch2);
+    srv->scratch = srv->scratch2 = NULL;
+    srv->scratch_cap = srv->scratch2_cap = 0;
+}
+
+size_t cmd_table_count(const struct cmd_server *srv)
+{
+    return srv->n_table;
+}
+
+const struct cmd_def *cmd_table_at(const struct cmd_server *srv, size_t i)
+{
+    return i < srv->n_table ? srv->table[i] : NULL;
+}
+
+const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len)
+{
+    size_t lo = 0, hi = srv->n_table;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int r = name_cmp(name, len, srv->table[mid]->name);
+        if (r == 0) {
+            return srv->table[mid];
+        }
+        if (r < 0) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return NULL;
+}
+
+size_t cmd_subcmd_count(const struct cmd_def *subcmds)
+{
+    size_t n = 0;
+
+    while (subcmds != NULL && subcmds[n].name != NULL) {
+        n++;
+    }
+    return n;
+}
+
+const struct cmd_def *cmd_resolve(const struct cmd_server *srv, const struct resp_slice *argv,
+                                  size_t argc)
+{
+    const struct cmd_def *d = cmd_lookup(srv, argv[0].p, argv[0].len);
+
+    if (d == NULL || d->subcmds == NULL || argc < 2) {
+        return d;
+    }
+    for (const struct cmd_def *s = d->subcmds; s->name != NULL; s++) {
+        const char *bar = strchr(s->name, '|');
+        if (bar != NULL && name_cmp(argv[1].p, argv[1].len, bar + 1) == 0) {
+            return s;
+        }
+    }
+    return NULL;
+}
+
+void cmd_reply_help(struct cmd_call *c, const char *const *lines)
+{
+    size_t n = 0;
+
+    while (lines[n] != NULL) {
+        n++;
+    }
+    resp_write_array(c->out, n);
+    for (size_t i = 0; i < n; i++) {
+        resp_write_simple(c->out, lines[i]);
+    }
+}
+
+void cmd_client_init(struct cmd_server *srv, struct cmd_client *cl)
+{
+    memset(cl, 0, sizeof(*cl));
+    cl->id = srv->next_client_id++;
+    cl->resp = 2;
+    cl->fd = -1;
+    if (srv->settings.requirepass == NULL || srv->settings.requirepass[0] == '\0') {
+        cl->flags |= CMD_CLIENT_AUTHED;
+    }
+    cl->next = srv->clients;
+    if (srv->clients != NULL) {
+        srv->clients->prev = cl;
+    }
+    srv->clients = cl;
+}
+
+void cmd_client_deinit(struct cmd_server *srv, struct cmd_client *cl)
+{
+    if (cl->prev != NULL) {
+        cl->prev->next = cl->next;
+    } else if (srv->clients == cl) {
+        srv->clients = cl->next;
+    }
+    if (cl->next != NULL) {
+        cl->next->prev = cl->prev;
+    }
+    cl->prev = cl->next = NULL;
+    srv->alloc.free(srv->alloc.opaque, cl->name);
+    cl->name = NULL;
+}
+
+/* Appends at most n bytes of s to buf (at *len, capacity cap), keeping a NUL. */
+static void cat(char *buf, size_t cap, size_t *len, const char *s, size_t n)
+{
+    size_t room = cap - 1 - *len;
+    size_t k = n < room ? n : room;
+
+    memcpy(buf + *len, s, k);
+    *len += k;
+    buf[*len] = '\0';
+}
+
+/* Redis 7.0: "unknown command '<name>', with args beginning with: '<a>' '<b>' ". The quoted
+ * argument list stops once it reaches 128 bytes; each piece is cut to what is left. */
+static void reply_unknown(struct cmd_call *c)
+{
+    char args[160], msg[512];
+    size_t alen = 0;
+    int nlen = c->argv[0].len > 128 ? 128 : (int)c->argv[0].len;
+
+    args[0] = '\0';
+    for (size_t i = 1; i < c->argc && alen < 128; i++) {
+        size_t keep = 128 - alen;
+        size_t n = c->argv[i].len < keep ? c->argv[i].len : keep;
+        cat(args, sizeof(args), &alen, "'", 1);
+        cat(args, sizeof(args), &alen, (const char *)c->argv[i].p, n);
+        cat(args, sizeof(args), &alen, "' ", 2);
+    }
+    snprintf(msg, sizeof(msg), "ERR unknown command '%.*s', with args beginning with: %s", nlen,
+             (const char *)c->argv[0].p, args);
+    /* Arguments are binary: a NUL would cut the message; Redis sends it whole, so do we up to
+     * the first NUL, and resp_write_error turns CR/LF into spaces. */
+    cmd_reply_err(c, msg);
+}
+
+static void reply_unknown_subcommand(struct cmd_call *c)
+{
+    char name[129];
+    size_t n = c->argv[0].len > 128 ? 128 : c->argv[0].len;
+    int sub = c->argv[1].len > 128 ? 128 : (int)c->argv[1].len;
+
+    for (size_t i = 0; i < n; i++) {
+        name[i] = (char)toupper(c->argv[0].p[i]);
+    }
+    name[n] = '\0';
+    resp_write_errorf(c->out, "ERR unknown subcommand '%.*s'. Try %s HELP.", sub,
+                      (const char *)c->argv[1].p, name);
+}
+
+void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct resp_slice *argv,
+                  size_t argc)
+{
+    struct cmd_call call;
+    const struct cmd_def *d;
+
+    call.srv = srv;
+    call.cl = cl;
+    call.out = cl->out;
+    call.argv = argv;
+    call.argc = argc;
+    call.now_ms = srv->hooks.now_ms(srv->hooks.srv);
+    cl->last_ms = call.now_ms;
+
+    d = cmd_resolve(srv, argv, argc);
+    if (d == NULL) {
+        const struct cmd_def *base = cmd_lookup(srv, argv[0].p, argv[0].len);
+        if (base != NULL && base->subcmds != NULL) {
+            reply_unknown_subcommand(&call);
+        } else {
+            reply_unknown(&call);
+        }
+        return;
+    }
+    if ((d->arity > 0 && (size_t)d->arity != argc) || (d->arity < 0 && argc < (size_t)-d->arity)) {
+        resp_write_errorf(call.out, "ERR wrong number of arguments for '%s' command", d->name);
+        return;
+    }
+    if (!(cl->flags & CMD_CLIENT_AUTHED) && !(d->flags & CMD_NO_AUTH)) {
+        cmd_reply_err(&call, "NOAUTH Authentication required.");
+        return;
+    }
+    cl->last_cmd = d->name;
+    srv->stats.total_commands++;
+    if (d->proc == NULL) {
+        /* A container called without a subcommand has arity -2, caught above. */
+        reply_unknown_subcommand(&call);
+        return;
+    }
+    d->proc(&call);
+}
