@@ -22,6 +22,7 @@
 
 #define STORE_NO_EXPIRE (-1)   /* expire_ms: the key does not expire */
 #define STORE_KEEP_TTL (-2)    /* store_set_*: keep the existing key's expiry */
+#define STORE_DB_MAX 16384     /* largest n_db store_shard_create accepts */
 
 enum store_type {
     STORE_TYPE_STRING = 0 /* other Redis types are appended later */
