@@ -1,0 +1,177 @@
+/*
+ * net_conn: sockets. See net_conn.h.
+ */
+#include "net/net_conn.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "terse/status.h"
+
+static void format_addr(const struct sockaddr_storage *ss, char *out)
+{
+    char ip[INET6_ADDRSTRLEN];
+
+    if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)(const void *)ss;
+        inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof(ip));
+        snprintf(out, NET_ADDR_MAX, "%s:%u", ip, ntohs(a->sin6_port));
+    } else {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)(const void *)ss;
+        inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip));
+        snprintf(out, NET_ADDR_MAX, "%s:%u", ip, ntohs(a->sin_port));
+    }
+}
+
+int net_listen(const char *addr, int port, int backlog, int *fd_out, char *err, size_t err_cap)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    int fd, one = 1;
+    int v6 = strchr(addr, ':') != NULL;
+
+    memset(&ss, 0, sizeof(ss));
+    if (v6) {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)(void *)&ss;
+        a->sin6_family = AF_INET6;
+        a->sin6_port = htons((uint16_t)port);
+        if (strcmp(addr, "::*") == 0) {
+            a->sin6_addr = in6addr_any;
+        } else if (inet_pton(AF_INET6, addr, &a->sin6_addr) != 1) {
+            snprintf(err, err_cap, "invalid bind address '%s'", addr);
+            return TERSE_EIO;
+        }
+        sl = sizeof(*a);
+    } else {
+        struct sockaddr_in *a = (struct sockaddr_in *)(void *)&ss;
+        a->sin_family = AF_INET;
+        a->sin_port = htons((uint16_t)port);
+        if (strcmp(addr, "*") == 0) {
+            a->sin_addr.s_addr = htonl(INADDR_ANY);
+        } else if (inet_pton(AF_INET, addr, &a->sin_addr) != 1) {
+            snprintf(err, err_cap, "invalid bind address '%s'", addr);
+            return TERSE_EIO;
+        }
+        sl = sizeof(*a);
+    }
+    fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, err_cap, "socket: %s", strerror(errno));
+        return TERSE_EIO;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (v6) {
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    }
+    if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, backlog) != 0) {
+        snprintf(err, err_cap, "Could not create server TCP listening socket %s:%d: %s", addr,
+                 port, strerror(errno));
+        close(fd);
+        return TERSE_EIO;
+    }
+    *fd_out = fd;
+    return TERSE_OK;
+}
+
+int net_accept(int lfd, int *fd_out, char *addr, char *laddr)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    int fd, one = 1;
+
+    fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED) {
+            return TERSE_MORE;
+        }
+        return TERSE_EIO;
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    format_addr(&ss, addr);
+    sl = sizeof(ss);
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+        format_addr(&ss, laddr);
+    } else {
+        laddr[0] = '\0';
+    }
+    *fd_out = fd;
+    return TERSE_OK;
+}
+
+void net_keepalive(int fd, int idle_s)
+{
+    int one = 1, intvl, cnt = 3;
+
+    if (idle_s <= 0) {
+        return;
+    }
+    intvl = idle_s / 3 > 0 ? idle_s / 3 : 1;
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle_s, sizeof(idle_s));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+}
+
+void net_conn_init(struct net_conn *c, int fd)
+{
+    c->fd = fd;
+    core_buf_init(&c->in);
+    core_buf_init(&c->out);
+    c->n_in = 0;
+    c->n_out = 0;
+}
+
+void net_conn_deinit(struct net_conn *c)
+{
+    if (c->fd >= 0) {
+        close(c->fd);
+        c->fd = -1;
+    }
+    core_buf_deinit(&c->in);
+    core_buf_deinit(&c->out);
+}
+
+int net_conn_read(struct net_conn *c, size_t max, size_t *n)
+{
+    ssize_t r;
+
+    *n = 0;
+    if (core_buf_reserve(&c->in, max) != TERSE_OK) {
+        return TERSE_ENOMEM;
+    }
+    r = read(c->fd, c->in.p + c->in.len, max);
+    if (r > 0) {
+        c->in.len += (size_t)r;
+        c->n_in += (uint64_t)r;
+        *n = (size_t)r;
+        return TERSE_OK;
+    }
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+        return TERSE_MORE;
+    }
+    return TERSE_EIO;
+}
+
+int net_conn_write(struct net_conn *c)
+{
+    while (core_buf_pending(&c->out) > 0) {
+        ssize_t w = send(c->fd, c->out.p + c->out.off, core_buf_pending(&c->out), MSG_NOSIGNAL);
+        if (w > 0) {
+            core_buf_consume(&c->out, (size_t)w);
+            c->n_out += (uint64_t)w;
+            continue;
+        }
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            return TERSE_MORE;
+        }
+        return TERSE_EIO;
+    }
+    return TERSE_OK;
+}
