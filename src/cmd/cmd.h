@@ -78,10 +78,11 @@ struct cmd_hooks {
     /* CONFIG GET: emit(arg, name, value) for every option whose name matches pattern (glob). */
     void (*config_get)(void *srv, const char *pattern,
                        void (*emit)(void *arg, const char *name, const char *value), void *arg);
-    /* CONFIG SET of one option. Returns 0, or nonzero with *err set to Redis's reason text
-     * (static or in errbuf). */
-    int (*config_set)(void *srv, const char *name, const char *value, char *errbuf,
-                      size_t errbuf_cap);
+    /* CONFIG SET name value [name value ...], all or nothing. names/values: n borrowed
+     * NUL-terminated strings each. Returns 0, or nonzero with errbuf holding the whole error
+     * text as Redis 7.0 words it, starting with "ERR ". */
+    int (*config_set)(void *srv, const char *const *names, const char *const *values, size_t n,
+                      char *errbuf, size_t errbuf_cap);
     void (*config_resetstat)(void *srv);
     /* SHUTDOWN: flags are CMD_SHUTDOWN_*. Returns 0 when the server will stop. */
     int (*shutdown)(void *srv, unsigned flags);
@@ -100,6 +101,11 @@ struct cmd_settings {
     const char *requirepass;   /* NULL or "" when unset; owned by the config */
     int enable_debug_command;  /* 0 no, 1 yes, 2 local (loopback clients only) */
     long long proto_max_bulk_len;
+    const char *maxmemory_policy; /* the policy's name, e.g. "noeviction", "allkeys-lfu" */
+    int lfu_log_factor;
+    int lfu_decay_time;        /* minutes */
+    int active_expire;         /* 1: background expiry runs (DEBUG SET-ACTIVE-EXPIRE) */
+    char run_id[41];           /* 40 hex chars, random per process start */
 };
 
 struct cmd_stats {
