@@ -1,0 +1,175 @@
+"""Fixtures: the server under test (TERSE_BIN) and the oracle (Debian's redis-server 7.0).
+
+Both run once per session on free loopback ports; each test gets a flushed keyspace.
+Tests that need special options start their own servers through `spawn`.
+
+The server under test gets only options that terse and redis-server both accept:
+`--port N --bind 127.0.0.1 --save ''`, plus per-test extras (and `--appendonly no` when the
+binary is itself a redis-server, so the stand-in never writes files).
+"""
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import terse_harness as h  # noqa: E402
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: takes more than a second")
+
+
+@pytest.fixture(scope="session")
+def terse_binary():
+    path, why = h.terse_bin()
+    if path is None:
+        pytest.fail(why, pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def oracle_binary():
+    if not os.access(h.ORACLE_BIN, os.X_OK):
+        pytest.fail("the oracle %s is missing: apt-get install redis-server" % h.ORACLE_BIN,
+                    pytrace=False)
+    return h.ORACLE_BIN
+
+
+@pytest.fixture(scope="session")
+def workdir(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("servers"))
+
+
+def _start(binary, workdir, name, extra=(), config_file=None):
+    try:
+        return h.Server(binary, os.path.join(workdir, name), extra, config_file, name).start()
+    except h.ServerError as e:
+        pytest.fail(str(e), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def terse_server(terse_binary, workdir):
+    s = _start(terse_binary, workdir, "terse")
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server(oracle_binary, workdir):
+    s = _start(oracle_binary, workdir, "redis")
+    yield s
+    s.stop()
+
+
+def _check_alive(server):
+    if not server.alive():
+        pytest.fail("%s (port %s) is no longer running; log tail:\n%s"
+                    % (server.name, server.port, server.log_tail()), pytrace=False)
+
+
+def _flush(server):
+    _check_alive(server)
+    with server.raw() as c:
+        reply = c.call("FLUSHALL")
+    assert reply == b"+OK\r\n", "FLUSHALL on %s answered %r" % (server.name, reply)
+
+
+@pytest.fixture
+def terse(terse_server):
+    """The session's server under test, all databases empty."""
+    _flush(terse_server)
+    yield terse_server
+    _check_alive(terse_server)
+
+
+@pytest.fixture
+def oracle(redis_server):
+    _flush(redis_server)
+    yield redis_server
+    _check_alive(redis_server)
+
+
+@pytest.fixture
+def t(terse):
+    """redis-py client (RESP2, bytes) on the server under test."""
+    c = terse.client()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def r(oracle):
+    c = oracle.client()
+    yield c
+    c.close()
+
+
+class Differ:
+    """Runs the same steps on terse and redis (fresh connections, empty keyspace) and asserts
+    identical replies."""
+
+    def __init__(self, terse_server, redis_server):
+        self.servers = (terse_server, redis_server)
+
+    def replies(self, steps):
+        steps = [h.as_step(s) for s in steps]
+        results = []
+        for server in self.servers:
+            _flush(server)
+            with server.raw() as c:
+                results.append(h.run_steps(c, steps))
+            _check_alive(server)
+        return steps, results[0], results[1]
+
+    def run(self, steps, title=""):
+        steps, tr, rr = self.replies(steps)
+        rows = []
+        ok_all = True
+        cmd_steps = [s for s in steps if isinstance(s, h.Step)]
+        i = 0
+        for s in cmd_steps:
+            n_out = (1 if s.n else 0) + (1 if s.closes else 0)
+            for _ in range(n_out):
+                a, b = tr[i], rr[i]
+                if s.norm is not None and not a.startswith(b"<") and not b.startswith(b"<"):
+                    try:
+                        ok = s.norm(a) == s.norm(b)
+                    except Exception as e:  # a malformed reply must show up as a diff
+                        ok = False
+                        a = a + (" [norm failed: %s]" % e).encode()
+                else:
+                    ok = a == b
+                rows.append((s.label(), a, b, ok))
+                ok_all &= ok
+                i += 1
+        if not ok_all:
+            pytest.fail("terse and redis-server replied differently%s:\n%s"
+                        % (" (" + title + ")" if title else "", h.format_table(rows)),
+                        pytrace=False)
+        return tr
+
+
+@pytest.fixture
+def diff(terse_server, redis_server):
+    return Differ(terse_server, redis_server)
+
+
+@pytest.fixture
+def spawn(workdir, terse_binary, oracle_binary, request):
+    """spawn(kind, extra_args=(), config_file=None) -> a started Server, stopped after the test.
+    kind is "terse" (server under test) or "redis" (oracle)."""
+    started = []
+
+    def _spawn(kind, extra=(), config_file=None):
+        binary = terse_binary if kind == "terse" else oracle_binary
+        name = "%s-%s-%d" % (kind, request.node.name[:40].replace("/", "_"), len(started))
+        s = _start(binary, workdir, name, extra, config_file)
+        started.append(s)
+        return s
+
+    yield _spawn
+    for s in started:
+        s.stop()
