@@ -5,13 +5,14 @@
  * A stored value is self-describing: a small header (codec kind, original length, xxHash3-64
  * checksum of the original bytes) followed by the payload. The layout is documented in
  * codec_value.c and docs/formats/value.md. Values under CODEC_RAW_MAX bytes are stored raw;
- * larger ones go through LZ4 and are kept compressed only when that saves enough; zstd with a
- * dictionary is a later codec kind. Every decode verifies the checksum over the decoded bytes
- * and never leaves unverified bytes reported as a value: on TERSE_ECORRUPT the caller must not
- * use dst.
+ * larger ones go through LZ4 and are kept compressed only when that saves enough
+ * (CODEC_LZ4_KEEP_SHIFT); zstd with a dictionary is a later codec kind. Every decode verifies
+ * the checksum over the decoded bytes and never leaves unverified bytes reported as a value:
+ * on TERSE_ECORRUPT the caller must not use dst (the decoder also zeroes what it wrote).
  *
  * Threading: a struct codec_ctx belongs to one shard thread; it is created once and reused
- * (LZ4 state, zstd contexts), never per call.
+ * (LZ4 state, zstd contexts), never per call. Functions that take no ctx are pure and may be
+ * called from any thread.
  */
 #ifndef TERSE_CODEC_VALUE_H
 #define TERSE_CODEC_VALUE_H
@@ -23,6 +24,24 @@
 
 #define CODEC_RAW_MAX 128 /* values shorter than this are never compressed */
 
+/* Largest original value the codec accepts, in bytes (512 MiB). */
+#define CODEC_VALUE_MAX ((size_t)512 * 1024 * 1024)
+
+/* Stored-format version, the high nibble of the first stored byte. */
+#define CODEC_VALUE_VERSION 1
+
+/* Largest header: version/kind byte + 5-byte varint length + 8-byte checksum. */
+#define CODEC_HEADER_MAX 14
+
+/* Constant-expression worst case of codec_value_bound(n), for n <= CODEC_VALUE_MAX. */
+#define CODEC_VALUE_BOUND(n) ((size_t)(n) + CODEC_HEADER_MAX)
+
+/*
+ * An LZ4 payload is kept only if it is at most n - (n >> CODEC_LZ4_KEEP_SHIFT) bytes for an
+ * original of n bytes, i.e. it saves at least 1/16; otherwise the value is stored raw.
+ */
+#define CODEC_LZ4_KEEP_SHIFT 4
+
 enum codec_kind {
     CODEC_RAW = 0,
     CODEC_LZ4 = 1,
@@ -33,41 +52,52 @@ struct codec_ctx;
 
 struct codec_value_info {
     enum codec_kind kind;
-    size_t orig_len;    /* bytes of the original value */
+    size_t orig_len;    /* bytes of the original value, <= CODEC_VALUE_MAX */
     size_t payload_len; /* bytes of the stored payload (after the header) */
-    size_t header_len;  /* bytes of the header */
+    size_t header_len;  /* bytes of the header, <= CODEC_HEADER_MAX */
 };
 
-/* Creates a context (LZ4 state and scratch). alloc may be NULL (libc).
- * Returns TERSE_OK or TERSE_ENOMEM. */
+/* Creates a context (LZ4 state and scratch). alloc may be NULL (libc); it is copied, and the
+ * allocator it names must outlive the context. *out is written only on success.
+ * Returns TERSE_OK, TERSE_EINVAL (out == NULL) or TERSE_ENOMEM (nothing leaked). */
 int codec_ctx_create(struct codec_ctx **out, const terse_allocator *alloc);
 /* Frees *pp and sets it to NULL; NULL or *pp == NULL is a no-op. */
 void codec_ctx_destroy(struct codec_ctx **pp);
 
-/* Worst-case stored size for an original of src_len bytes. */
+/* Worst-case stored size for an original of src_len bytes (<= CODEC_VALUE_BOUND(src_len)).
+ * Meaningless (but never overflowing) beyond CODEC_VALUE_MAX. */
 size_t codec_value_bound(size_t src_len);
 
 /*
  * Encodes src into dst (dst_cap bytes; codec_value_bound(src_len) always suffices).
- * Chooses the codec; *dst_len is the stored size. Returns TERSE_OK, TERSE_EDSTSIZE, or
- * TERSE_ETOOBIG (src_len beyond 512 MiB). Does not allocate.
+ * src: borrowed, src_len bytes (may be NULL when src_len == 0). dst: output buffer.
+ * Chooses the codec; *dst_len is the stored size. Returns TERSE_OK, TERSE_EDSTSIZE, TERSE_EINVAL
+ * (NULL c, dst_len, or src with src_len > 0) or TERSE_ETOOBIG (src_len beyond 512 MiB,
+ * CODEC_VALUE_MAX). Does not allocate. Nothing is written past dst_cap.
  */
 int codec_value_encode(struct codec_ctx *c, const void *src, size_t src_len, void *dst,
                        size_t dst_cap, size_t *dst_len);
 
-/* Parses the header only (cheap: no checksum). TERSE_OK or TERSE_ECORRUPT. */
+/* Parses the header only (cheap: no checksum). stored: borrowed. TERSE_OK or TERSE_ECORRUPT
+ * (bad version/kind, truncated or non-minimal length, lengths inconsistent with the kind or
+ * beyond CODEC_VALUE_MAX). TERSE_EINVAL if info is NULL. */
 int codec_value_info(const void *stored, size_t stored_len, struct codec_value_info *info);
 
 /*
  * Decodes the whole value into dst (dst_cap >= orig_len) and verifies the checksum.
- * *dst_len = orig_len on success. Returns TERSE_OK, TERSE_EDSTSIZE, TERSE_ECORRUPT (bad
- * header, payload or checksum: dst contents are garbage and must not be used).
+ * *dst_len = orig_len on success. Returns TERSE_OK, TERSE_EDSTSIZE (checked after the header
+ * and before any byte is written), TERSE_ECORRUPT (bad header, payload or checksum: dst
+ * contents are garbage and must not be used), TERSE_EINVAL (NULL c or dst_len). Never writes
+ * past dst_cap nor past orig_len. Does not allocate.
  */
 int codec_value_decode(struct codec_ctx *c, const void *stored, size_t stored_len, void *dst,
                        size_t dst_cap, size_t *dst_len);
 
-/* Flips one byte of the stored form (DEBUG CORRUPT-VALUE): the payload's middle byte, or the
- * checksum when the payload is empty. */
+/* Flips one byte of the stored form (DEBUG CORRUPT-VALUE) so that the next decode fails:
+ * a RAW payload's middle byte; an LZ4 block's last byte (always a literal, so the decoded bytes
+ * change: a byte in the middle could be a match offset whose flip decodes to the same value);
+ * the first checksum byte when the payload is empty. An unparsable header gets its middle
+ * byte flipped. NULL or stored_len == 0 is a no-op. */
 void codec_value_corrupt(void *stored, size_t stored_len);
 
 /* Counters of one context, for INFO's terse section. */

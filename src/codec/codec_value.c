@@ -1,0 +1,411 @@
+/*
+ * codec_value: stored form of a server string value (see codec_value.h, docs/formats/value.md).
+ *
+ *   byte 0        1 .. 5               +8                      payload_len bytes
+ *   +-----------+--------------------+-----------------------+--------------------------+
+ *   | ver | kind| orig_len (LEB128,  | xxh3-64 of the        | payload: the original    |
+ *   | 4b  | 4b  | minimal, <= 512MiB)| ORIGINAL bytes, LE    | bytes (RAW) or an LZ4    |
+ *   +-----------+--------------------+-----------------------+ block (LZ4)              |
+ *                                                            +--------------------------+
+ *   payload_len = stored_len - header_len (the store keeps the stored length).
+ *
+ * Invariants every accepted header satisfies (and the encoder only produces):
+ *   - version == CODEC_VALUE_VERSION, kind is RAW or LZ4 (ZSTD is reserved, refused);
+ *   - orig_len <= CODEC_VALUE_MAX and its varint is minimal (one spelling per length);
+ *   - RAW: payload_len == orig_len;
+ *   - LZ4: orig_len >= CODEC_RAW_MAX, payload_len <= orig_len - (orig_len >> KEEP_SHIFT) (the
+ *     encoder's keep rule) and orig_len <= 255 * payload_len (LZ4's maximum expansion), so a
+ *     corrupted length cannot ask for a huge destination from a tiny payload.
+ *
+ * Why LZ4 must save 1/16: a compressed value costs an LZ4 decode on every GET (about 0.24 us
+ * per 128 B-1 KiB value here) where a raw one costs a memcpy; below ~6% saving the memory won is
+ * smaller than the header noise of a few values and not worth that latency, and real cache
+ * values that compress at all usually save far more (corpus average 2.25x).
+ */
+#define LZ4_STATIC_LINKING_ONLY /* LZ4_compress_fast_extState_fastReset: liblz4.a is linked */
+#include "codec/codec_value.h"
+
+#include "terse/status.h"
+
+#include <limits.h>
+#include <lz4.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#define VARINT_MAX 5       /* ceil(30 bits / 7): enough for CODEC_VALUE_MAX */
+#define CHECKSUM_LEN 8
+#define LZ4_MAX_EXPANSION 255 /* an LZ4 block never decodes to more than 255x its size */
+
+struct codec_ctx {
+    terse_allocator alloc; /* copy of the creator's allocator (or the libc one) */
+    void *lz4_state;       /* LZ4_sizeofState() bytes, initialised once, owned */
+    struct codec_stats stats;
+};
+
+/* ---- allocator --------------------------------------------------------------------------- */
+
+static void *
+libc_alloc(void *opaque, size_t size)
+{
+    (void)opaque;
+    return malloc(size);
+}
+
+static void
+libc_free(void *opaque, void *p)
+{
+    (void)opaque;
+    free(p);
+}
+
+int
+codec_ctx_create(struct codec_ctx **out, const terse_allocator *alloc)
+{
+    terse_allocator a = { libc_alloc, libc_free, NULL };
+    struct codec_ctx *c;
+    int lz4_size = LZ4_sizeofState();
+
+    if (out == NULL) {
+        return TERSE_EINVAL;
+    }
+    if (alloc != NULL) {
+        if (alloc->alloc == NULL || alloc->free == NULL) {
+            return TERSE_EINVAL;
+        }
+        a = *alloc;
+    }
+    c = a.alloc(a.opaque, sizeof(*c));
+    if (c == NULL) {
+        return TERSE_ENOMEM;
+    }
+    memset(c, 0, sizeof(*c));
+    c->alloc = a;
+    c->lz4_state = a.alloc(a.opaque, (size_t)lz4_size);
+    if (c->lz4_state == NULL) {
+        a.free(a.opaque, c);
+        return TERSE_ENOMEM;
+    }
+    /* The full table clear happens once here; encodes then use the cheap fast reset. */
+    if (LZ4_initStream(c->lz4_state, (size_t)lz4_size) == NULL) {
+        a.free(a.opaque, c->lz4_state);
+        a.free(a.opaque, c);
+        return TERSE_ENOMEM;
+    }
+    *out = c;
+    return TERSE_OK;
+}
+
+void
+codec_ctx_destroy(struct codec_ctx **pp)
+{
+    struct codec_ctx *c;
+
+    if (pp == NULL || *pp == NULL) {
+        return;
+    }
+    c = *pp;
+    c->alloc.free(c->alloc.opaque, c->lz4_state);
+    c->alloc.free(c->alloc.opaque, c);
+    *pp = NULL;
+}
+
+void
+codec_ctx_stats(const struct codec_ctx *c, struct codec_stats *out)
+{
+    if (out == NULL) {
+        return;
+    }
+    if (c == NULL) {
+        memset(out, 0, sizeof(*out));
+        return;
+    }
+    *out = c->stats;
+}
+
+/* ---- header ------------------------------------------------------------------------------ */
+
+static size_t
+varint_len(size_t v)
+{
+    size_t n = 1;
+
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static size_t
+varint_put(uint8_t *p, size_t v)
+{
+    size_t n = 0;
+
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* Reads a minimal LEB128 of at most VARINT_MAX bytes. Returns its length, or 0 if malformed. */
+static size_t
+varint_get(const uint8_t *p, size_t avail, uint64_t *v)
+{
+    uint64_t x = 0;
+    size_t i;
+
+    for (i = 0; i < avail && i < VARINT_MAX; i++) {
+        x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+        if ((p[i] & 0x80) == 0) {
+            if (i > 0 && p[i] == 0) {
+                return 0; /* non-minimal: a length has exactly one spelling */
+            }
+            *v = x;
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+static void
+u64_put_le(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < CHECKSUM_LEN; i++) {
+        p[i] = (uint8_t)(v >> (8 * i));
+    }
+}
+
+static uint64_t
+u64_get_le(const uint8_t *p)
+{
+    uint64_t v = 0;
+
+    for (int i = 0; i < CHECKSUM_LEN; i++) {
+        v |= (uint64_t)p[i] << (8 * i);
+    }
+    return v;
+}
+
+static size_t
+header_len_for(size_t orig_len)
+{
+    return 1 + varint_len(orig_len) + CHECKSUM_LEN;
+}
+
+static size_t
+header_put(uint8_t *p, enum codec_kind kind, size_t orig_len, uint64_t sum)
+{
+    size_t n = 0;
+
+    p[n++] = (uint8_t)((CODEC_VALUE_VERSION << 4) | (unsigned)kind);
+    n += varint_put(p + n, orig_len);
+    u64_put_le(p + n, sum);
+    return n + CHECKSUM_LEN;
+}
+
+static size_t
+lz4_keep_max(size_t orig_len)
+{
+    return orig_len - (orig_len >> CODEC_LZ4_KEEP_SHIFT);
+}
+
+/* Checks the per-kind invariants of the file comment. */
+static int
+header_lengths_ok(enum codec_kind kind, size_t orig_len, size_t payload_len)
+{
+    if (kind == CODEC_RAW) {
+        return payload_len == orig_len;
+    }
+    return orig_len >= CODEC_RAW_MAX && payload_len <= lz4_keep_max(orig_len) &&
+           (uint64_t)orig_len <= (uint64_t)payload_len * LZ4_MAX_EXPANSION;
+}
+
+static int
+header_parse(const uint8_t *p, size_t n, struct codec_value_info *info, uint64_t *sum)
+{
+    uint64_t orig = 0;
+    size_t vlen, hlen;
+    unsigned kind;
+
+    if (n < 1 + 1 + CHECKSUM_LEN || (p[0] >> 4) != CODEC_VALUE_VERSION) {
+        return TERSE_ECORRUPT;
+    }
+    kind = p[0] & 0x0f;
+    if (kind != CODEC_RAW && kind != CODEC_LZ4) {
+        return TERSE_ECORRUPT; /* CODEC_ZSTD is reserved until dictionaries exist */
+    }
+    vlen = varint_get(p + 1, n - 1, &orig);
+    if (vlen == 0 || orig > CODEC_VALUE_MAX) {
+        return TERSE_ECORRUPT;
+    }
+    hlen = 1 + vlen + CHECKSUM_LEN;
+    if (n < hlen || !header_lengths_ok((enum codec_kind)kind, (size_t)orig, n - hlen)) {
+        return TERSE_ECORRUPT;
+    }
+    info->kind = (enum codec_kind)kind;
+    info->orig_len = (size_t)orig;
+    info->header_len = hlen;
+    info->payload_len = n - hlen;
+    *sum = u64_get_le(p + 1 + vlen);
+    return TERSE_OK;
+}
+
+int
+codec_value_info(const void *stored, size_t stored_len, struct codec_value_info *info)
+{
+    uint64_t sum;
+
+    if (info == NULL) {
+        return TERSE_EINVAL;
+    }
+    if (stored == NULL) {
+        return TERSE_ECORRUPT;
+    }
+    return header_parse(stored, stored_len, info, &sum);
+}
+
+size_t
+codec_value_bound(size_t src_len)
+{
+    if (src_len > CODEC_VALUE_MAX) {
+        return CODEC_VALUE_BOUND(CODEC_VALUE_MAX);
+    }
+    return header_len_for(src_len) + src_len;
+}
+
+/* ---- encode ------------------------------------------------------------------------------ */
+
+/* Tries LZ4 into out (room bytes). Returns the block size if it meets the keep rule, else 0. */
+static size_t
+lz4_try(struct codec_ctx *c, const uint8_t *src, size_t src_len, uint8_t *out, size_t room)
+{
+    size_t keep = lz4_keep_max(src_len);
+    int n;
+
+    if (room > keep) {
+        room = keep; /* the library stops (returns 0) as soon as the block would not be kept */
+    }
+    /* src_len <= CODEC_VALUE_MAX < LZ4_MAX_INPUT_SIZE, so both fit in int. */
+    n = LZ4_compress_fast_extState_fastReset(c->lz4_state, (const char *)src, (char *)out,
+                                             (int)src_len, (int)room, 1);
+    return n > 0 ? (size_t)n : 0;
+}
+
+int
+codec_value_encode(struct codec_ctx *c, const void *src, size_t src_len, void *dst,
+                   size_t dst_cap, size_t *dst_len)
+{
+    uint8_t *out = dst;
+    size_t hlen, plen = 0;
+    enum codec_kind kind = CODEC_RAW;
+    uint64_t sum;
+
+    if (c == NULL || dst_len == NULL || (src == NULL && src_len > 0)) {
+        return TERSE_EINVAL;
+    }
+    if (src_len > CODEC_VALUE_MAX) {
+        return TERSE_ETOOBIG;
+    }
+    hlen = header_len_for(src_len);
+    if (dst == NULL || dst_cap < hlen) {
+        return TERSE_EDSTSIZE;
+    }
+    if (src_len >= CODEC_RAW_MAX) {
+        plen = lz4_try(c, src, src_len, out + hlen, dst_cap - hlen);
+        kind = plen > 0 ? CODEC_LZ4 : CODEC_RAW;
+    }
+    if (kind == CODEC_RAW) {
+        if (dst_cap - hlen < src_len) {
+            return TERSE_EDSTSIZE;
+        }
+        if (src_len > 0) {
+            memcpy(out + hlen, src, src_len);
+        }
+        plen = src_len;
+    }
+    sum = src_len > 0 ? XXH3_64bits(src, src_len) : XXH3_64bits("", 0);
+    header_put(out, kind, src_len, sum);
+    c->stats.n_encoded[kind]++;
+    *dst_len = hlen + plen;
+    return TERSE_OK;
+}
+
+/* ---- decode ------------------------------------------------------------------------------ */
+
+static int
+decode_fail(struct codec_ctx *c, uint8_t *dst, size_t written)
+{
+    /* Unverified bytes are never left behind looking like a value. */
+    if (written > 0) {
+        memset(dst, 0, written);
+    }
+    c->stats.n_corrupt++;
+    return TERSE_ECORRUPT;
+}
+
+int
+codec_value_decode(struct codec_ctx *c, const void *stored, size_t stored_len, void *dst,
+                   size_t dst_cap, size_t *dst_len)
+{
+    struct codec_value_info info;
+    const uint8_t *payload;
+    uint8_t *out = dst;
+    uint64_t sum;
+    int n;
+
+    if (c == NULL || dst_len == NULL) {
+        return TERSE_EINVAL;
+    }
+    if (stored == NULL || header_parse(stored, stored_len, &info, &sum) != TERSE_OK) {
+        return decode_fail(c, out, 0);
+    }
+    if (info.orig_len > dst_cap || (dst == NULL && info.orig_len > 0)) {
+        return TERSE_EDSTSIZE;
+    }
+    payload = (const uint8_t *)stored + info.header_len;
+    if (info.kind == CODEC_LZ4) {
+        /* Capacity is exactly orig_len: a lying block cannot write past the declared size. */
+        n = LZ4_decompress_safe((const char *)payload, (char *)out, (int)info.payload_len,
+                                (int)info.orig_len);
+        if (n < 0 || (size_t)n != info.orig_len) {
+            return decode_fail(c, out, info.orig_len);
+        }
+    } else if (info.orig_len > 0) {
+        memcpy(out, payload, info.orig_len);
+    }
+    if ((info.orig_len > 0 ? XXH3_64bits(out, info.orig_len) : XXH3_64bits("", 0)) != sum) {
+        return decode_fail(c, out, info.orig_len);
+    }
+    c->stats.n_decoded++;
+    *dst_len = info.orig_len;
+    return TERSE_OK;
+}
+
+void
+codec_value_corrupt(void *stored, size_t stored_len)
+{
+    struct codec_value_info info;
+    uint8_t *p = stored;
+    uint64_t sum;
+    size_t at;
+
+    if (p == NULL || stored_len == 0) {
+        return;
+    }
+    if (header_parse(p, stored_len, &info, &sum) != TERSE_OK) {
+        at = stored_len / 2; /* already unreadable: any byte will do */
+    } else if (info.kind == CODEC_LZ4) {
+        /* An encoder-made block ends in literals, so its last byte is a value byte: flipping it
+         * always changes the decoded bytes. A byte in the middle could be a match offset that
+         * happens to point at an identical copy and decode to the same, valid value. */
+        at = stored_len - 1;
+    } else if (info.payload_len > 0) {
+        at = info.header_len + info.payload_len / 2;
+    } else {
+        at = info.header_len - CHECKSUM_LEN; /* first checksum byte */
+    }
+    p[at] ^= 0xff;
+}
