@@ -1,0 +1,313 @@
+/*
+ * srv_conn: clients. Accept, then per readable event:
+ *
+ *   read into conn.in -> parse commands in place (argv are slices of conn.in) -> dispatch each,
+ *   replies appended to conn.out through a resp_out view -> write conn.out to the socket
+ *
+ * conn.in is neither compacted nor grown while its commands run, so argument slices stay
+ * valid for the whole batch; conn.out is compacted before a batch so offsets a command keeps
+ * (deferred lengths) stay valid while it grows. A protocol error replies, marks the client to
+ * close after the reply and executes nothing of the bad command.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/core_log.h"
+#include "core/core_mem.h"
+#include "core/core_time.h"
+#include "server/srv_internal.h"
+#include "terse/status.h"
+
+struct srv_client *srv_client_of(const struct cmd_client *cl)
+{
+    return (struct srv_client *)(void *)((char *)(uintptr_t)cl -
+                                         offsetof(struct srv_client, cmd));
+}
+
+static void on_client_event(struct core_loop *loop, int fd, void *arg, unsigned events);
+
+/* resp_out grow callback: grows conn.out without compacting it (see file comment). */
+static int out_grow(void *owner, struct resp_out *o, size_t need)
+{
+    struct core_buf *b = owner;
+
+    b->len = o->len;
+    if (core_buf_reserve(b, need) != TERSE_OK) {
+        return -1;
+    }
+    o->p = b->p;
+    o->len = b->len;
+    o->cap = b->cap;
+    return 0;
+}
+
+static void *req_realloc(void *p, size_t n)
+{
+    return core_realloc(p, n);
+}
+
+void srv_on_accept(struct core_loop *loop, int lfd, void *arg, unsigned events)
+{
+    struct srv *s = arg;
+    char addr[NET_ADDR_MAX], laddr[NET_ADDR_MAX];
+    struct srv_client *c;
+    int fd, st;
+
+    (void)events;
+    for (int i = 0; i < 64; i++) {
+        st = net_accept(lfd, &fd, addr, laddr);
+        if (st != TERSE_OK) {
+            if (st == TERSE_EIO) {
+                core_log(CORE_LOG_WARNING, "Accepting client connection failed");
+            }
+            return;
+        }
+        if (s->n_clients >= (uint64_t)s->cfg.maxclients) {
+            static const char msg[] = "-ERR max number of clients reached\r\n";
+            ssize_t w = write(fd, msg, sizeof(msg) - 1);
+            (void)w;
+            close(fd);
+            s->rejected_connections++;
+            continue;
+        }
+        c = core_calloc(1, sizeof(*c));
+        if (c == NULL) {
+            close(fd);
+            s->rejected_connections++;
+            continue;
+        }
+        net_conn_init(&c->conn, fd);
+        net_keepalive(fd, (int)s->cfg.tcp_keepalive);
+        resp_request_init(&c->req, req_realloc, core_free);
+        cmd_client_init(&s->cmd, &c->cmd);
+        c->srv = s;
+        c->cmd.fd = fd;
+        c->cmd.ctime_ms = c->cmd.last_ms = core_time_unix_ms();
+        memcpy(c->cmd.addr, addr, sizeof(addr));
+        memcpy(c->cmd.laddr, laddr, sizeof(laddr));
+        if (core_loop_add(loop, fd, CORE_EV_READ, on_client_event, c) != TERSE_OK) {
+            cmd_client_deinit(&s->cmd, &c->cmd);
+            resp_request_deinit(&c->req);
+            net_conn_deinit(&c->conn);
+            core_free(c);
+            s->rejected_connections++;
+            continue;
+        }
+        s->n_clients++;
+        s->total_connections++;
+        core_log(CORE_LOG_VERBOSE, "Accepted %s", addr);
+    }
+}
+
+void srv_client_close(struct srv *s, struct srv_client *c)
+{
+    core_loop_del(s->loop, c->conn.fd);
+    s->net_in += c->conn.n_in;
+    s->net_out += c->conn.n_out;
+    cmd_client_deinit(&s->cmd, &c->cmd);
+    resp_request_deinit(&c->req);
+    net_conn_deinit(&c->conn);
+    core_free(c);
+    s->n_clients--;
+}
+
+void srv_close_all_clients(struct srv *s)
+{
+    while (s->cmd.clients != NULL) {
+        struct srv_client *c = srv_client_of(s->cmd.clients);
+        /* Best effort: replies already produced go out before the socket closes. */
+        net_conn_write(&c->conn);
+        srv_client_close(s, c);
+    }
+}
+
+/* Output buffer limits of the normal class. Returns 1 when the client must be closed. */
+static int over_output_limit(struct srv *s, struct srv_client *c, int64_t now_ms)
+{
+    const struct core_config_obuf_class *k = &s->cfg.client_output_buffer_limit.cls[0];
+    size_t used = core_buf_pending(&c->conn.out);
+
+    if (k->hard_bytes != 0 && used >= k->hard_bytes) {
+        return 1;
+    }
+    if (k->soft_bytes != 0 && used >= k->soft_bytes) {
+        if (c->soft_since_ms == 0) {
+            c->soft_since_ms = now_ms;
+        } else if (now_ms - c->soft_since_ms > k->soft_seconds * 1000) {
+            return 1;
+        }
+    } else {
+        c->soft_since_ms = 0;
+    }
+    return 0;
+}
+
+static void log_output_limit(struct srv_client *c)
+{
+    core_log(CORE_LOG_WARNING,
+             "Client id=%llu addr=%s scheduled to be closed ASAP for overcoming of output "
+             "buffer limits.",
+             (unsigned long long)c->cmd.id, c->cmd.addr);
+}
+
+/* Sends what is pending and sets the write interest. Returns 0, or -1 when c was closed. */
+static int flush_client(struct srv *s, struct srv_client *c)
+{
+    int st = net_conn_write(&c->conn);
+
+    if (st == TERSE_EIO) {
+        srv_client_close(s, c);
+        return -1;
+    }
+    if (st == TERSE_OK && (c->cmd.flags & CMD_CLIENT_CLOSE_AFTER_REPLY)) {
+        srv_client_close(s, c);
+        return -1;
+    }
+    if ((st == TERSE_MORE) != c->writing) {
+        c->writing = st == TERSE_MORE;
+        core_loop_mod(s->loop, c->conn.fd,
+                      CORE_EV_READ | (c->writing ? (unsigned)CORE_EV_WRITE : 0u));
+    }
+    return 0;
+}
+
+/* Replies "-ERR <text>" to a protocol error and marks the client to close after it. */
+static void protocol_error(struct srv_client *c, struct resp_out *o, const char *text)
+{
+    resp_write_errorf(o, "ERR %s", text);
+    c->cmd.flags |= CMD_CLIENT_CLOSE_AFTER_REPLY;
+    core_log(CORE_LOG_VERBOSE, "Protocol error (%s) from client: id=%llu addr=%s", text,
+             (unsigned long long)c->cmd.id, c->cmd.addr);
+}
+
+/* Parses and runs every complete command in conn.in. Returns -1 if c must be closed now. */
+static int process_input(struct srv *s, struct srv_client *c)
+{
+    struct resp_limits lim;
+    struct resp_out o;
+    int64_t now_ms;
+    int rc = 0;
+
+    lim.max_bulk_len = (long long)s->cfg.proto_max_bulk_len;
+    lim.max_multibulk_len = RESP_MAX_MULTIBULK;
+    core_buf_compact(&c->conn.out);
+    o.p = c->conn.out.p;
+    o.len = c->conn.out.len;
+    o.cap = c->conn.out.cap;
+    o.grow = out_grow;
+    o.owner = &c->conn.out;
+    o.proto = c->cmd.resp;
+    o.err = 0;
+    c->cmd.out = &o;
+
+    while (core_buf_pending(&c->conn.in) > 0 &&
+           !(c->cmd.flags & (CMD_CLIENT_CLOSE_AFTER_REPLY | CMD_CLIENT_CLOSE_ASAP))) {
+        size_t used = 0;
+        int st = resp_parse_request(&c->req, c->conn.in.p + c->conn.in.off,
+                                    core_buf_pending(&c->conn.in), &lim, &used);
+        if (st == TERSE_MORE) {
+            if (core_buf_pending(&c->conn.in) > s->cfg.client_query_buffer_limit) {
+                core_log(CORE_LOG_WARNING,
+                         "Closing client that reached max query buffer length: id=%llu "
+                         "addr=%s",
+                         (unsigned long long)c->cmd.id, c->cmd.addr);
+                rc = -1;
+            }
+            break;
+        }
+        if (st == TERSE_EPROTO) {
+            protocol_error(c, &o, c->req.err);
+            core_buf_consume(&c->conn.in, core_buf_pending(&c->conn.in));
+            break;
+        }
+        if (st != TERSE_OK) {
+            rc = -1;
+            break;
+        }
+        if (c->req.argc > 0) {
+            cmd_dispatch(&s->cmd, &c->cmd, c->req.argv, c->req.argc);
+        }
+        core_buf_consume(&c->conn.in, used);
+        if (o.err) {
+            rc = -1;
+            break;
+        }
+        c->conn.out.len = o.len;
+        now_ms = c->cmd.last_ms;
+        if (over_output_limit(s, c, now_ms)) {
+            log_output_limit(c);
+            rc = -1;
+            break;
+        }
+    }
+    c->conn.out.len = o.len;
+    c->cmd.out = NULL;
+    if (o.err) {
+        rc = -1;
+    }
+    return rc;
+}
+
+static void on_client_event(struct core_loop *loop, int fd, void *arg, unsigned events)
+{
+    struct srv_client *c = arg;
+    struct srv *s = c->srv;
+
+    (void)loop;
+    (void)fd;
+    if (events & CORE_EV_READ) {
+        size_t want = SRV_READ_CHUNK, got = 0, pend = core_buf_pending(&c->conn.in);
+        int st;
+
+        if (c->req.need > pend && c->req.need - pend > want) {
+            want = c->req.need - pend;
+            if (want > SRV_READ_BIG_MAX) {
+                want = SRV_READ_BIG_MAX;
+            }
+        }
+        st = net_conn_read(&c->conn, want, &got);
+        if (st == TERSE_EIO || st == TERSE_ENOMEM) {
+            srv_client_close(s, c);
+            return;
+        }
+        if (st == TERSE_OK) {
+            c->cmd.last_ms = core_time_unix_ms();
+            if (process_input(s, c) != 0) {
+                srv_client_close(s, c);
+                return;
+            }
+        }
+    }
+    if (c->cmd.flags & CMD_CLIENT_CLOSE_ASAP) {
+        srv_client_close(s, c);
+        return;
+    }
+    flush_client(s, c);
+}
+
+void srv_clients_sweep(struct srv *s, int64_t now_ms)
+{
+    struct cmd_client *cl = s->cmd.clients;
+
+    while (cl != NULL) {
+        struct cmd_client *next = cl->next;
+        struct srv_client *c = srv_client_of(cl);
+
+        if (cl->flags & CMD_CLIENT_CLOSE_ASAP) {
+            srv_client_close(s, c);
+        } else if (over_output_limit(s, c, now_ms)) {
+            log_output_limit(c);
+            srv_client_close(s, c);
+        } else if (s->cfg.timeout > 0 && now_ms - cl->last_ms > s->cfg.timeout * 1000 &&
+                   core_buf_pending(&c->conn.out) == 0) {
+            core_log(CORE_LOG_VERBOSE, "Closing idle client");
+            srv_client_close(s, c);
+        } else if (now_ms - cl->last_ms > SRV_IDLE_BUF_S * 1000) {
+            core_buf_shrink(&c->conn.in, SRV_IDLE_BUF_KEEP);
+            core_buf_shrink(&c->conn.out, SRV_IDLE_BUF_KEEP);
+        }
+        cl = next;
+    }
+}

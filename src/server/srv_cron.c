@@ -1,0 +1,48 @@
+/*
+ * srv_cron: periodic work, hz times a second, each part bounded so no run stalls clients.
+ *
+ * Active expiry gets 25% of the period (Redis's ACTIVE_EXPIRE_CYCLE_SLOW_TIME_PERC), scaled
+ * by active-expire-effort; rehashing gets a fixed number of bucket steps.
+ */
+#include "core/core_time.h"
+#include "server/srv_internal.h"
+#include "store/store.h"
+
+#define CRON_REHASH_STEPS 100 /* buckets moved per database per run */
+
+static uint64_t mono_us(void)
+{
+    return core_time_mono_us();
+}
+
+int srv_cron_timeout_ms(const struct srv *s)
+{
+    int period = (int)(1000 / (s->cfg.hz > 0 ? s->cfg.hz : 10));
+    int64_t left = s->last_cron_ms + period - core_time_unix_ms();
+
+    if (left < 0) {
+        return 0;
+    }
+    return left > period ? period : (int)left;
+}
+
+void srv_cron(struct srv *s)
+{
+    int64_t now = core_time_unix_ms();
+    int period = (int)(1000 / (s->cfg.hz > 0 ? s->cfg.hz : 10));
+    uint64_t budget_us;
+
+    if (now - s->last_cron_ms < period) {
+        return;
+    }
+    s->last_cron_ms = now;
+    if (s->cmd.settings.active_expire) {
+        budget_us = (uint64_t)period * 1000u * 25u / 100u;
+        budget_us += budget_us * (uint64_t)(s->cfg.active_expire_effort - 1) / 4u;
+        store_active_expire(s->shard, now, budget_us, mono_us);
+    }
+    if (s->cfg.activerehashing) {
+        store_rehash_step(s->shard, CRON_REHASH_STEPS);
+    }
+    srv_clients_sweep(s, now);
+}

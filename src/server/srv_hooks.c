@@ -1,0 +1,174 @@
+/*
+ * srv_hooks: what commands may ask of other layers (clock, config, memory, clients,
+ * shutdown), given to cmd as struct cmd_hooks so that cmd includes none of them.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "core/core_log.h"
+#include "core/core_mem.h"
+#include "core/core_time.h"
+#include "server/srv_internal.h"
+#include "terse/status.h"
+
+static const char *const policy_names[] = {"volatile-lru", "volatile-lfu", "volatile-random",
+                                           "volatile-ttl", "allkeys-lru", "allkeys-lfu",
+                                           "allkeys-random", "noeviction"};
+
+static int64_t hook_now_ms(void *arg)
+{
+    (void)arg;
+    return core_time_unix_ms();
+}
+
+static uint64_t hook_now_us(void *arg)
+{
+    (void)arg;
+    return core_time_mono_us();
+}
+
+/* Resident set size from /proc/self/statm, in bytes (0 if unavailable). */
+static uint64_t rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size = 0, res = 0;
+
+    if (f == NULL) {
+        return 0;
+    }
+    if (fscanf(f, "%llu %llu", &size, &res) != 2) {
+        res = 0;
+    }
+    fclose(f);
+    return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static void hook_sysinfo(void *arg, struct cmd_sysinfo *out)
+{
+    struct srv *s = arg;
+    struct core_mem_stats ms;
+    struct rusage ru;
+    uint64_t in = s->net_in, outb = s->net_out;
+
+    core_mem_stats_get(&ms);
+    for (const struct cmd_client *cl = s->cmd.clients; cl != NULL; cl = cl->next) {
+        const struct srv_client *c = srv_client_of(cl);
+        in += c->conn.n_in;
+        outb += c->conn.n_out;
+    }
+    memset(out, 0, sizeof(*out));
+    out->used_memory = ms.used_bytes;
+    out->used_memory_peak = ms.peak_bytes;
+    out->used_memory_rss = rss_bytes();
+    out->maxmemory = s->cfg.maxmemory;
+    out->connected_clients = s->n_clients;
+    out->total_connections = s->total_connections;
+    out->rejected_connections = s->rejected_connections;
+    out->net_input_bytes = in;
+    out->net_output_bytes = outb;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        out->cpu_sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+        out->cpu_user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+    }
+    out->tcp_port = (int)s->cfg.port;
+    out->pid = (long)getpid();
+    out->config_file = s->config_file;
+    out->executable = s->executable;
+}
+
+static void hook_client_io(void *arg, const struct cmd_client *cl, size_t *qbuf,
+                           size_t *qbuf_free, size_t *obuf, size_t *omem)
+{
+    const struct srv_client *c = srv_client_of(cl);
+
+    (void)arg;
+    *qbuf = core_buf_pending(&c->conn.in);
+    *qbuf_free = c->conn.in.cap - c->conn.in.len;
+    *obuf = core_buf_pending(&c->conn.out);
+    *omem = c->conn.out.cap;
+}
+
+static void hook_config_get(void *arg, const char *pattern,
+                            void (*emit)(void *, const char *, const char *), void *emit_arg)
+{
+    struct srv *s = arg;
+    core_config_get(&s->cfg, pattern, emit, emit_arg);
+}
+
+static int hook_config_set(void *arg, const char *const *names, const char *const *values,
+                           size_t n, char *errbuf, size_t errbuf_cap)
+{
+    struct srv *s = arg;
+    int st = core_config_set_pairs(&s->cfg, names, values, n, 0, errbuf, errbuf_cap);
+
+    if (st == TERSE_ENOMEM) {
+        snprintf(errbuf, errbuf_cap, "ERR out of memory");
+    }
+    if (st != TERSE_OK) {
+        return -1;
+    }
+    srv_settings_sync(s);
+    return 0;
+}
+
+static void hook_config_resetstat(void *arg)
+{
+    struct srv *s = arg;
+
+    s->total_connections = 0;
+    s->rejected_connections = 0;
+    s->net_in = 0;
+    s->net_out = 0;
+    core_mem_peak_reset();
+}
+
+static int hook_shutdown(void *arg, unsigned flags)
+{
+    struct srv *s = arg;
+
+    (void)flags; /* no persistence yet: SAVE/NOSAVE make no difference */
+    core_log(CORE_LOG_WARNING, "User requested shutdown...");
+    s->stop = 1;
+    return 0;
+}
+
+static void hook_log_warning(void *arg, const char *msg)
+{
+    (void)arg;
+    core_log(CORE_LOG_WARNING, "%s", msg);
+}
+
+void srv_settings_sync(struct srv *s)
+{
+    struct cmd_settings *st = &s->cmd.settings;
+    int p = s->cfg.maxmemory_policy;
+
+    st->databases = (int)s->cfg.databases;
+    st->requirepass = s->cfg.requirepass;
+    st->enable_debug_command = s->cfg.enable_debug_command == CORE_ACCESS_YES     ? 1
+                               : s->cfg.enable_debug_command == CORE_ACCESS_LOCAL ? 2
+                                                                                  : 0;
+    st->proto_max_bulk_len = (long long)s->cfg.proto_max_bulk_len;
+    st->maxmemory_policy = (p >= 0 && p < CORE_POLICY_COUNT) ? policy_names[p] : "noeviction";
+    st->lfu_log_factor = (int)s->cfg.lfu_log_factor;
+    st->lfu_decay_time = (int)s->cfg.lfu_decay_time;
+    core_log_set_level((enum core_log_level)s->cfg.loglevel);
+}
+
+void srv_hooks_install(struct srv *s)
+{
+    struct cmd_hooks *h = &s->cmd.hooks;
+
+    h->srv = s;
+    h->now_ms = hook_now_ms;
+    h->now_us = hook_now_us;
+    h->sysinfo = hook_sysinfo;
+    h->client_io = hook_client_io;
+    h->config_get = hook_config_get;
+    h->config_set = hook_config_set;
+    h->config_resetstat = hook_config_resetstat;
+    h->shutdown = hook_shutdown;
+    h->log_warning = hook_log_warning;
+}
