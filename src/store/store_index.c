@@ -168,11 +168,11 @@ void store_index_maybe_shrink(struct store_shard *s, struct store_db *d)
 {
     uint64_t size = d->tab[0].size;
 
-    if (db_rehashing(d) || size == 0) {
+    if (d->n_keys == 0) {
+        store_index_release(s, d); /* nothing to move: drop both tables at once */
         return;
     }
-    if (d->n_keys == 0) {
-        table_free(s, &d->tab[0]);
+    if (db_rehashing(d) || size == 0) {
         return;
     }
     if (size > STORE_TABLE_MIN && (uint64_t)d->n_keys * STORE_SHRINK_RATIO < size) {

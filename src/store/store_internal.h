@@ -150,4 +150,10 @@ void store_db_clear(struct store_shard *s, struct store_db *d);
 struct store_entry **store_find_live(struct store_shard *s, struct store_db *d, const void *key,
                                      size_t klen, int64_t now_ms);
 
+/* ---- store_verify.c ---- */
+
+/* Walks the whole shard checking the index and every counter; TERSE_OK or TERSE_ECORRUPT.
+ * For tests and fuzzers only: O(keys + buckets). */
+int store_verify(const struct store_shard *s);
+
 #endif /* TERSE_STORE_INTERNAL_H */

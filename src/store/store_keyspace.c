@@ -219,27 +219,41 @@ static struct store_entry **bucket_at(struct store_db *d, uint64_t i)
     return &d->tab[1].slot[i - d->tab[0].size];
 }
 
-static struct store_entry **random_bucket(struct store_shard *s, struct store_db *d)
+/*
+ * A random entry's link: a random non-empty bucket, then a random entry of its chain. On a
+ * sparse table (STORE_RANDOM_PICKS misses) it falls back to the k-th entry of a walk, which
+ * is exactly uniform and costs what the search would have anyway.
+ */
+static struct store_entry **random_link(struct store_shard *s, struct store_db *d)
 {
     uint64_t lo = d->rehash_idx >= 0 ? (uint64_t)d->rehash_idx : 0;
     uint64_t span = d->tab[0].size + d->tab[1].size - lo;
-    uint64_t start;
+    uint64_t k;
 
     for (int i = 0; i < STORE_RANDOM_PICKS; i++) {
-        struct store_entry **b = bucket_at(d, lo + store_rng_next(s) % span);
-        if (*b != NULL) {
-            return b;
+        struct store_entry **link = bucket_at(d, lo + store_rng_next(s) % span);
+        uint64_t len = 0;
+        if (*link == NULL) {
+            continue;
         }
+        for (const struct store_entry *e = *link; e != NULL; e = e->next) {
+            len++;
+        }
+        for (k = store_rng_next(s) % len; k > 0; k--) {
+            link = &(*link)->next;
+        }
+        return link;
     }
-    /* Sparse table: walk from a random start; n_keys > 0 guarantees a hit. */
-    start = store_rng_next(s) % span;
+    k = store_rng_next(s) % d->n_keys;
     for (uint64_t i = 0; i < span; i++) {
-        struct store_entry **b = bucket_at(d, lo + (start + i) % span);
-        if (*b != NULL) {
-            return b;
+        for (struct store_entry **link = bucket_at(d, lo + i); *link != NULL;
+             link = &(*link)->next) {
+            if (k-- == 0) {
+                return link;
+            }
         }
     }
-    return NULL;
+    return NULL; /* not reached: n_keys entries are in the live range */
 }
 
 struct store_entry *store_random(struct store_shard *s, int db, int64_t now_ms)
@@ -251,18 +265,9 @@ struct store_entry *store_random(struct store_shard *s, int db, int64_t now_ms)
     }
     for (int n_expired = 0; d->n_keys > 0 && n_expired < STORE_RANDOM_MAX_EXPIRED;) {
         struct store_entry **link;
-        uint64_t len = 0;
-        uint64_t pick;
 
         store_index_rehash_step(s, d);
-        link = random_bucket(s, d);
-        for (const struct store_entry *e = *link; e != NULL; e = e->next) {
-            len++;
-        }
-        pick = store_rng_next(s) % len;
-        while (pick-- > 0) {
-            link = &(*link)->next;
-        }
+        link = random_link(s, d);
         if (!store_entry_expired(*link, now_ms)) {
             return *link;
         }
