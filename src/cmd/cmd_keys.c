@@ -66,14 +66,31 @@ static struct store_shard *keys_all_shard(struct cmd_call *c)
     return c->srv->shard;
 }
 
-/*
- * The eviction policy is not known to cmd yet (no field in struct cmd_settings): terse runs
- * as noeviction, so LFU is never selected and integers stay shareable.
- */
+/* Whether the maxmemory policy (settings, NULL = noeviction) is one of the "-lfu" ones. */
 static int keys_policy_is_lfu(const struct cmd_call *c)
 {
-    (void)c;
-    return 0;
+    const char *p = c->srv->settings.maxmemory_policy;
+
+    return p != NULL && strstr(p, "-lfu") != NULL;
+}
+
+/*
+ * Whether Redis would hold a small integer as its shared object: not when a maxmemory limit
+ * is set under an LRU or LFU policy (each key then needs its own access data). Redis decides
+ * when the value is written; terse answers with the settings of now.
+ */
+static int keys_ints_shared(const struct cmd_call *c)
+{
+    const char *p = c->srv->settings.maxmemory_policy;
+    struct cmd_sysinfo si = {0};
+
+    if (p == NULL || (strstr(p, "-lru") == NULL && strstr(p, "-lfu") == NULL)) {
+        return 1;
+    }
+    if (c->srv->hooks.sysinfo != NULL) {
+        c->srv->hooks.sysinfo(c->srv->hooks.srv, &si);
+    }
+    return si.maxmemory == 0;
 }
 
 static struct store_entry *keys_lookup(struct cmd_call *c, int db, const struct resp_slice *key,
@@ -818,7 +835,7 @@ static void keys_object_refcount(struct cmd_call *c)
     if (e == NULL) {
         return;
     }
-    if (store_entry_enc(e) == STORE_ENC_INT && !keys_policy_is_lfu(c)) {
+    if (store_entry_enc(e) == STORE_ENC_INT && keys_ints_shared(c)) {
         int64_t v = store_entry_int(e);
         if (v >= 0 && v < KEYS_SHARED_INTEGERS) {
             rc = KEYS_SHARED_REFCOUNT;

@@ -483,6 +483,24 @@ static void test_object(void **state)
     assert_memory_equal(f->reply, "*15\r\n+OBJECT <subcommand>", 25);
 }
 
+static void test_object_lfu_policy(void **state)
+{
+    struct fx *f = *state;
+
+    f->srv.settings.maxmemory_policy = "allkeys-lfu";
+    set(f, "s", "hello");
+    set(f, "n", "1");
+    EXPECT(f, "object idletime nokey", "$-1\r\n");
+    EXPECT(f, "object idletime s",
+           "-ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that "
+           "when switching between policies at runtime LRU and LFU data will take some time to "
+           "adjust.\r\n");
+    run(f, "object freq s");
+    assert_int_equal(f->reply[0], ':');
+    /* No maxmemory (no sysinfo hook): integers stay shared even under an LFU policy. */
+    EXPECT(f, "object refcount n", ":2147483647\r\n");
+}
+
 static void test_table_rows(void **state)
 {
     const struct cmd_def *d;
@@ -515,6 +533,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_scan_full_iteration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_keys_skips_expired, setup, teardown),
         cmocka_unit_test_setup_teardown(test_object, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_object_lfu_policy, setup, teardown),
         cmocka_unit_test(test_table_rows),
     };
 
