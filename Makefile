@@ -139,6 +139,9 @@ fuzz:
 	$(MAKE) BUILD=build/fuzz CC=clang SANITIZE=address,undefined \
 		EXTRA_CFLAGS=-fsanitize=fuzzer-no-link $(FUZZ_NAMES:%=build/fuzz/fuzz/%-libfuzzer)
 
+bench: $(SERVER)
+	$(PYTHON) bench/bench_server.py --terse $(SERVER) $(BENCH_ARGS)
+
 clean:
 	rm -rf build
 
