@@ -57,6 +57,7 @@ struct cmd_client {
 /* Figures of other layers for INFO, MEMORY and CLIENT LIST. */
 struct cmd_sysinfo {
     uint64_t used_memory, used_memory_peak, used_memory_rss; /* bytes */
+    uint64_t n_alloc, n_free;  /* allocator calls ever (core_mem): the no-allocation check */
     uint64_t maxmemory;
     uint64_t connected_clients, total_connections, rejected_connections;
     uint64_t net_input_bytes, net_output_bytes;

@@ -62,6 +62,8 @@ static void hook_sysinfo(void *arg, struct cmd_sysinfo *out)
     out->used_memory = ms.used_bytes;
     out->used_memory_peak = ms.peak_bytes;
     out->used_memory_rss = rss_bytes();
+    out->n_alloc = ms.n_alloc + ms.n_realloc;
+    out->n_free = ms.n_free;
     out->maxmemory = s->cfg.maxmemory;
     out->connected_clients = s->n_clients;
     out->total_connections = s->total_connections;
