@@ -9,6 +9,9 @@
  * - Lookups follow Redis's lookup flags: read-side commands count keyspace hits and misses;
  *   only the commands Redis lets touch a key (TOUCH, COPY's source) update its LRU/LFU data;
  *   write-side lookups count nothing.
+ * - OBJECT answers with Redis's string encodings (int, embstr, raw) whatever codec holds the
+ *   value, and with the policy-dependent errors of Redis (FREQ needs an LFU policy, IDLETIME
+ *   refuses one).
  * - Times are absolute unix milliseconds taken from the call (c->now_ms), read once.
  *
  * SCAN reply layout: the cursor precedes the keys but is known only once the store step has
@@ -825,8 +828,8 @@ static void keys_object_idletime(struct cmd_call *c)
     resp_write_int(c->out, (long long)store_entry_idle_s(e, c->now_ms));
 }
 
-/* Values are never shared objects in terse; Redis shares small integers, so report what
- * Redis would for them. */
+/* terse never shares values; Redis shares small integers (see keys_ints_shared), so report
+ * the refcount Redis would. */
 static void keys_object_refcount(struct cmd_call *c)
 {
     const struct store_entry *e = keys_object_lookup(c);
