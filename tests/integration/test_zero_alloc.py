@@ -1,0 +1,62 @@
+"""A warm pipelined SET/GET loop performs no malloc or free in the server.
+
+terse counts every allocator call (core_mem) and shows the totals in INFO's terse section as
+allocator_allocs and allocator_frees. After a warm-up that creates the keys and grows every
+buffer (input, output, scratch, parser argv), the same pipelined batch of SETs (overwriting
+with values of the same sizes, compressible and not) and GETs must leave both counts
+unchanged: parsing is in place, replies go into the connection's buffer, values decode
+straight into it and overwrites reuse the entry's block.
+"""
+
+import os
+import random
+
+import terse_harness as h
+
+
+def _info_counts(conn):
+    raw = conn.call("INFO", "terse")
+    text = h.decode_one(raw).decode()
+    fields = dict(line.split(":", 1) for line in text.split("\r\n") if ":" in line)
+    assert "allocator_allocs" in fields and "allocator_frees" in fields, (
+        "INFO terse must show allocator_allocs and allocator_frees; got:\n" + text)
+    return int(fields["allocator_allocs"]), int(fields["allocator_frees"])
+
+
+def _batch(values):
+    out = []
+    for i, v in enumerate(values):
+        out.append(h.encode("SET", "warm:%d" % i, v))
+        out.append(h.encode("GET", "warm:%d" % i))
+    return b"".join(out)
+
+
+def test_warm_pipelined_set_get_allocates_nothing(terse):
+    rnd = random.Random(7)
+    text = (b"terse keeps values compressed and checksummed; " * 40)
+    values = []
+    for i in range(200):
+        n = [16, 100, 127, 128, 700, 1500][i % 6]
+        if i % 2:
+            values.append(text[:n])                                  # compressible: LZ4
+        else:
+            values.append(bytes(rnd.getrandbits(8) for _ in range(n)))  # stays raw
+    values.append(b"12345")                                          # integer-encoded
+    batch = _batch(values)
+    with h.RawConn(terse.port) as c:
+        for _ in range(5):
+            c.send(batch)
+            replies = c.read_replies(2 * len(values))
+            for i, v in enumerate(values):
+                assert replies[2 * i] == b"+OK\r\n"
+                assert replies[2 * i + 1] == b"$%d\r\n%s\r\n" % (len(v), v)
+        _info_counts(c)
+        before = _info_counts(c)
+        for _ in range(20):
+            c.send(batch)
+            replies = c.read_replies(2 * len(values))
+            assert replies[-1] == b"$5\r\n12345\r\n"
+        after = _info_counts(c)
+    assert after == before, (
+        "warm SET/GET loop allocated: allocs %d -> %d, frees %d -> %d"
+        % (before[0], after[0], before[1], after[1]))
