@@ -7,6 +7,32 @@
  *
  * The argv array grows as elements arrive (never sized from a declared count) through the
  * realloc callback the owner sets; in steady state it is reused and nothing is allocated.
+ *
+ * Inline commands: an argument that is a contiguous run of the input (a plain word, or a quoted
+ * word without escapes) is a slice of the input like any other. An argument whose bytes are
+ * not contiguous in the input (escapes such as \x41 or \n inside "double quotes", \' inside
+ * 'single quotes', or a word that mixes quoted and unquoted parts) is unescaped into ibuf, a
+ * buffer owned by the request; such slices stay valid until the next resp_parse_request or
+ * resp_request_deinit on the same request. ibuf is grown (via realloc_fn) only when a line
+ * holding a quote character is longer than its capacity, so steady state does not allocate.
+ *
+ * Redis compatibility (7.0 networking.c is the oracle, each point checked on redis-server):
+ *  - Redis finds line ends with strchr() over a NUL-terminated buffer, so a NUL byte before the
+ *    '\r' of a length line (or the '\n' of an inline line) hides it: the parser waits for more
+ *    input, and fails with "too big ..." once more than RESP_INLINE_MAX bytes are buffered.
+ *  - A length line ends at its first '\r'; the byte after it is skipped without being checked.
+ *  - Bulk data is followed by two bytes that are skipped without being checked (normally CRLF).
+ *  - "*0", and any negative count ("*-1", "*-5"), consume the line and yield argc 0.
+ *  - Lengths are parsed like Redis's string2ll(): no '+', no leading zeros, no "-0", at most
+ *    20 characters, no overflow.
+ *  - A line longer than RESP_INLINE_MAX is refused only when no terminator has arrived yet, as
+ *    in Redis, so a long inline line delivered in one buffer is accepted.
+ * Not done here: the smaller limits Redis applies before AUTH ("unauthenticated multibulk
+ * length" above 10 elements, "unauthenticated bulk length" above 16384 bytes); the caller
+ * knows the connection's auth state.
+ *
+ * No error is sticky: the parser keeps no state between calls; after TERSE_EPROTO the caller
+ * replies and closes the connection.
  */
 #ifndef TERSE_RESP_PARSE_H
 #define TERSE_RESP_PARSE_H
@@ -44,10 +70,20 @@ struct resp_request {
     int inline_cmd;       /* 1 when the last command was inline */
     const char *err;      /* after TERSE_EPROTO: the text after "ERR " (static or errbuf) */
     char errbuf[64];      /* storage for err when it carries a byte of the input */
+    /* Added: unescaped inline arguments (see the file comment). Owned by the request, grown via
+     * realloc_fn, freed by deinit. Invariant: ibuf == NULL iff ibuf_cap == 0. */
+    uint8_t *ibuf;
+    size_t ibuf_cap; /* bytes allocated at ibuf */
 };
 
+/*
+ * resp_request_init: prepares r (memory the caller owns) with no argv and no ibuf; allocates
+ * nothing. realloc_fn/free_fn are retained until deinit; NULL for both means libc
+ * realloc/free. realloc_fn(NULL, n) must behave like malloc(n).
+ */
 void resp_request_init(struct resp_request *r, void *(*realloc_fn)(void *, size_t),
                        void (*free_fn)(void *));
+/* resp_request_deinit: frees argv and ibuf through free_fn; r may be re-initialized after. */
 void resp_request_deinit(struct resp_request *r);
 
 /*
@@ -59,7 +95,12 @@ void resp_request_deinit(struct resp_request *r);
  *                 "Protocol error: invalid bulk length". The caller replies "-ERR <err>"
  *                 and closes the connection after the reply.
  *   TERSE_ENOMEM: argv could not grow.
- * Does not allocate except to grow argv.
+ * Does not allocate except to grow argv (and ibuf, see above).
+ * buf is borrowed (argv slices point into it); len may be 0. lim is borrowed; NULL means
+ * { RESP_DEFAULT_MAX_BULK, RESP_MAX_MULTIBULK }. A count above lim->max_multibulk_len is
+ * "invalid multibulk length" (Redis 7.0 uses INT_MAX there), a bulk length above
+ * lim->max_bulk_len is "invalid bulk length". After TERSE_ENOMEM the request is unchanged
+ * (argc 0) and the same call may be retried.
  */
 int resp_parse_request(struct resp_request *r, const uint8_t *buf, size_t len,
                        const struct resp_limits *lim, size_t *consumed);

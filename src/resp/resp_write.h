@@ -31,16 +31,21 @@ struct resp_out {
 /* Longest header any writer emits: type byte, sign, 20 digits, CRLF. */
 #define RESP_HEADER_MAX 32
 
-/* Room for n bytes at o->p + o->len, or NULL (sticky error). Commit with resp_out_commit. */
+/* Room for n bytes at o->p + o->len, or NULL (sticky error). Commit with resp_out_commit.
+ * A NULL grow callback means the buffer cannot grow: running out of room sets err. */
 uint8_t *resp_out_reserve(struct resp_out *o, size_t n);
 void resp_out_commit(struct resp_out *o, size_t n);
 
 void resp_write_raw(struct resp_out *o, const void *p, size_t n);
+/* +s; CR/LF in s become spaces, so a reply can never break the framing. */
 void resp_write_simple(struct resp_out *o, const char *s);          /* +s */
 void resp_write_ok(struct resp_out *o);                              /* +OK */
 /* -msg; msg starts with the error code ("ERR ...", "WRONGTYPE ..."). CR/LF in msg are
- * replaced by spaces as Redis does. */
+ * replaced by spaces as Redis does. A leading '-' in msg is not doubled. */
 void resp_write_error(struct resp_out *o, const char *msg);
+/* Formatted resp_write_error; as Redis's addReplyErrorFormat, CR/LF at either end of the
+ * formatted text are trimmed and those inside become spaces. Formats straight into the
+ * output buffer (no temporary allocation). */
 void resp_write_errorf(struct resp_out *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void resp_write_int(struct resp_out *o, long long v);               /* :v */
@@ -57,13 +62,17 @@ void resp_write_map(struct resp_out *o, size_t n);   /* RESP3 %n, RESP2 *2n */
 void resp_write_set(struct resp_out *o, size_t n);   /* RESP3 ~n, RESP2 *n */
 void resp_write_double(struct resp_out *o, double d); /* RESP3 ,d  RESP2 bulk, %.17g */
 void resp_write_bool(struct resp_out *o, int b);      /* RESP3 #t/#f, RESP2 :1/:0 */
-/* RESP3 =n\r\ntxt:body, RESP2 bulk of body. fmt3 is a 3-letter format such as "txt". */
+/* RESP3 =n\r\ntxt:body, RESP2 bulk of body. fmt3 is a 3-letter format such as "txt" (only
+ * its first three bytes are used; a shorter one is padded with spaces). */
 void resp_write_verbatim(struct resp_out *o, const char *fmt3, const void *p, size_t n);
 
 /*
  * Deferred aggregate length (KEYS, SCAN, ...): begin reserves room for the header and
  * returns its offset; end writes the header and closes any gap. kind is '*', '%' or '~'
  * (mapped for RESP2 as above; for '%' pass the number of pairs).
+ * Deferred headers nest but must be ended in reverse order of begin (end moves the bytes
+ * after `at`, which would invalidate an inner offset still open). After a sticky error both
+ * are no-ops. begin reserves RESP_HEADER_MAX bytes at most.
  */
 size_t resp_write_deferred_begin(struct resp_out *o);
 void resp_write_deferred_end(struct resp_out *o, size_t at, char kind, size_t n);
