@@ -501,6 +501,34 @@ static void test_object_lfu_policy(void **state)
     EXPECT(f, "object refcount n", ":2147483647\r\n");
 }
 
+/* Hits and misses move as Redis 7.0's INFO shows them for the same sequence. */
+static void test_keyspace_stats(void **state)
+{
+    struct fx *f = *state;
+    const struct cmd_stats *st = &f->srv.stats;
+
+    set(f, "k", "v");
+    run(f, "exists k nokey");
+    assert_int_equal(st->keyspace_hits, 1);
+    assert_int_equal(st->keyspace_misses, 1);
+    run(f, "type k");
+    run(f, "ttl k");
+    run(f, "object encoding k");
+    run(f, "touch k");
+    assert_int_equal(st->keyspace_hits, 5);
+    run(f, "expire k 100");
+    run(f, "persist k");
+    run(f, "rename k k2");
+    run(f, "keys *");
+    run(f, "randomkey");
+    assert_int_equal(st->keyspace_hits, 5);
+    run(f, "copy k2 k3");
+    assert_int_equal(st->keyspace_hits, 6);
+    run(f, "scan 0 type string"); /* one type lookup per key */
+    assert_int_equal(st->keyspace_hits, 8);
+    assert_int_equal(st->keyspace_misses, 1);
+}
+
 static void test_table_rows(void **state)
 {
     const struct cmd_def *d;
@@ -534,6 +562,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_keys_skips_expired, setup, teardown),
         cmocka_unit_test_setup_teardown(test_object, setup, teardown),
         cmocka_unit_test_setup_teardown(test_object_lfu_policy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_keyspace_stats, setup, teardown),
         cmocka_unit_test(test_table_rows),
     };
 
