@@ -129,7 +129,26 @@ static struct cmd_call make_call(struct fx *f, const struct resp_slice *argv, si
     return c;
 }
 
-/* Runs one command (lower-case name) and returns its raw reply. */
+/* The row for argv (lower-case name; a container resolves to its subcommand row). */
+static const struct cmd_def *resolve(const struct resp_slice *argv, size_t argc)
+{
+    char name[64], full[128];
+    const struct cmd_def *d;
+
+    snprintf(name, sizeof(name), "%.*s", (int)argv[0].len, (const char *)argv[0].p);
+    d = find_def(cmd_keys_defs, name);
+    assert_non_null(d);
+    if (d->subcmds == NULL) {
+        return d;
+    }
+    assert_true(argc >= 2);
+    snprintf(full, sizeof(full), "%s|%.*s", name, (int)argv[1].len, (const char *)argv[1].p);
+    d = find_def(d->subcmds, full);
+    assert_non_null(d);
+    return d;
+}
+
+/* Runs one command and returns its raw reply. */
 static const char *run(struct fx *f, const char *cmdline)
 {
     char line[1024];
@@ -140,19 +159,7 @@ static const char *run(struct fx *f, const char *cmdline)
 
     snprintf(line, sizeof(line), "%s", cmdline);
     argc = split(line, argv);
-    {
-        char name[64];
-        snprintf(name, sizeof(name), "%.*s", (int)argv[0].len, (const char *)argv[0].p);
-        d = find_def(cmd_keys_defs, name);
-        assert_non_null(d);
-        if (d->subcmds != NULL) {
-            char full[128];
-            snprintf(full, sizeof(full), "%s|%.*s", name, (int)argv[1].len,
-                     (const char *)argv[1].p);
-            d = find_def(d->subcmds, full);
-            assert_non_null(d);
-        }
-    }
+    d = resolve(argv, argc);
     f->out.len = 0;
     c = make_call(f, argv, argc);
     d->proc(&c);
