@@ -194,7 +194,7 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     if (d == NULL || (key == NULL && klen > 0) || expire_ms < STORE_KEEP_TTL) {
         return TERSE_EINVAL;
     }
-    if (klen > UINT32_MAX || vlen > UINT32_MAX) {
+    if (klen > STORE_LEN_MAX || vlen > STORE_LEN_MAX) {
         return TERSE_ETOOBIG;
     }
     store_index_rehash_step(s, d);

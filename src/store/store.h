@@ -13,6 +13,11 @@
  *
  * Times are Unix milliseconds supplied by the caller (store never reads the clock), so tests
  * can drive expiry deterministically.
+ *
+ * Memory: every byte comes from core_mem. Lookups and accessors never allocate. The layout of
+ * an entry and the resize policy of the index are described in store_internal.h and
+ * store_index.c; per key the store spends a 24-byte entry header (32 with an expiry) plus one
+ * 8-byte bucket pointer at load factor 1.
  */
 #ifndef TERSE_STORE_H
 #define TERSE_STORE_H
@@ -23,6 +28,8 @@
 #define STORE_NO_EXPIRE (-1)   /* expire_ms: the key does not expire */
 #define STORE_KEEP_TTL (-2)    /* store_set_*: keep the existing key's expiry */
 #define STORE_DB_MAX 16384     /* largest n_db store_shard_create accepts */
+#define STORE_LEN_MAX UINT32_MAX /* largest key or stored value, bytes (else TERSE_ETOOBIG) */
+#define STORE_RANDOM_MAX_EXPIRED 100 /* expired keys one store_random call may delete */
 
 enum store_type {
     STORE_TYPE_STRING = 0 /* other Redis types are appended later */
@@ -36,7 +43,9 @@ enum store_enc {
 struct store_shard;
 struct store_entry;
 
-/* Creates a shard with n_db databases (1..16384). TERSE_OK, TERSE_EINVAL, TERSE_ENOMEM. */
+/* Creates a shard with n_db databases (1..STORE_DB_MAX); *out is set on TERSE_OK (NULL
+ * otherwise) and owned by the caller until store_shard_destroy. Empty databases hold no table.
+ * The hash seed is drawn from the kernel once here. TERSE_OK, TERSE_EINVAL, TERSE_ENOMEM. */
 int store_shard_create(struct store_shard **out, int n_db);
 /* Frees everything; *pp = NULL. NULL-safe. */
 void store_shard_destroy(struct store_shard **pp);
@@ -49,8 +58,9 @@ enum store_lookup_flags {
 };
 
 /*
- * Returns the live entry for key in db, or NULL. A key whose expiry is <= now_ms is deleted
- * (counted in expired_keys) and NULL is returned.
+ * Returns the live entry for key in db, or NULL (also for a db out of range). A key whose
+ * expiry is <= now_ms is deleted (counted in expired_keys) and NULL is returned. key is
+ * borrowed. Never allocates; may do one bounded rehash step (which moves no entry in memory).
  */
 struct store_entry *store_lookup(struct store_shard *s, int db, const void *key, size_t klen,
                                  int64_t now_ms, int flags);
@@ -62,7 +72,8 @@ enum store_type store_entry_type(const struct store_entry *e);
 enum store_enc store_entry_enc(const struct store_entry *e);
 int64_t store_entry_int(const struct store_entry *e);                   /* STORE_ENC_INT */
 const uint8_t *store_entry_val(const struct store_entry *e, size_t *len); /* STORE_ENC_STR */
-/* Mutable view of the stored bytes, for DEBUG CORRUPT-VALUE only. */
+/* Mutable view of the value bytes, for DEBUG CORRUPT-VALUE only (ENC_INT: the 8 bytes of the
+ * int64, host order). */
 uint8_t *store_entry_val_mut(struct store_entry *e, size_t *len);
 int64_t store_entry_expire(const struct store_entry *e); /* STORE_NO_EXPIRE or unix ms */
 /* Seconds since the last touching access (OBJECT IDLETIME), given now_ms. */
@@ -76,8 +87,14 @@ size_t store_entry_mem(const struct store_entry *e);
 
 /*
  * Sets key to a string value given in codec stored form (copied in), replacing any value.
- * expire_ms: STORE_NO_EXPIRE, STORE_KEEP_TTL, or an absolute unix ms time.
- * Returns TERSE_OK or TERSE_ENOMEM (the old value, if any, is then untouched).
+ * expire_ms: STORE_NO_EXPIRE, STORE_KEEP_TTL, or an absolute unix ms time. Replacing a key
+ * without STORE_KEEP_TTL clears its expiry; STORE_KEEP_TTL on an absent or expired key means
+ * no expiry. An overwrite keeps the LFU counter and refreshes the LRU clock.
+ * key and stored are borrowed. Allocates the entry, and sometimes a larger index table; an
+ * overwrite whose new size fits the old block reuses it and allocates nothing.
+ * Returns TERSE_OK or TERSE_ENOMEM (the old value, if any, is then untouched); TERSE_EINVAL
+ * for a db out of range, an expire_ms below STORE_KEEP_TTL or a NULL pointer with a non-zero
+ * length; TERSE_ETOOBIG when klen or stored_len exceeds STORE_LEN_MAX.
  */
 int store_set_str(struct store_shard *s, int db, const void *key, size_t klen, const void *stored,
                   size_t stored_len, int64_t expire_ms, int64_t now_ms);
@@ -90,27 +107,41 @@ int store_delete(struct store_shard *s, int db, const void *key, size_t klen, in
 
 /* Sets (when_ms >= 0) or removes (STORE_NO_EXPIRE) the expiry of an existing live key.
  * Returns 1 if the key exists, 0 if not. A when_ms <= now_ms is stored as given: the next
- * lookup deletes the key (the caller deletes immediately where Redis does). */
+ * lookup deletes the key (the caller deletes immediately where Redis does).
+ * The expiry is stored only in entries that have one, so giving a key its first expiry may
+ * grow the entry by 8 bytes: when its block has no slack this reallocates, and a failure
+ * returns TERSE_ENOMEM with the key unchanged. TERSE_EINVAL: db out of range, or when_ms
+ * negative and not STORE_NO_EXPIRE. Entry pointers held by the caller are invalid after it. */
 int store_expire_set(struct store_shard *s, int db, const void *key, size_t klen, int64_t when_ms,
                      int64_t now_ms);
 
 /*
- * Moves the entry of src to dst (within db), replacing dst, keeping the expiry.
- * Returns TERSE_OK, TERSE_ENOTFOUND (no src), TERSE_ENOMEM.
+ * Moves the entry of src to dst (within db), replacing dst, keeping the expiry and access
+ * metadata. src == dst is TERSE_OK when the key exists (nothing changes).
+ * Returns TERSE_OK, TERSE_ENOTFOUND (no src), TERSE_ENOMEM (nothing changed), TERSE_EINVAL
+ * (db out of range), TERSE_ETOOBIG (dst_len > STORE_LEN_MAX).
  */
 int store_rename(struct store_shard *s, int db, const void *src, size_t src_len, const void *dst,
                  size_t dst_len, int64_t now_ms);
-/* Moves key from src_db to dst_db; TERSE_OK, TERSE_ENOTFOUND (no key in src_db),
- * TERSE_EINVAL (key already in dst_db), TERSE_ENOMEM. */
+/* Moves key from src_db to dst_db (the entry itself moves, nothing is copied); TERSE_OK,
+ * TERSE_ENOTFOUND (no key in src_db), TERSE_EINVAL (key already in dst_db, src_db == dst_db
+ * or a db out of range), TERSE_ENOMEM (only when dst_db's table is overloaded and cannot
+ * grow; nothing changed). */
 int store_move(struct store_shard *s, int src_db, int dst_db, const void *key, size_t klen,
                int64_t now_ms);
-/* Copies src (in src_db) to dst (in dst_db), with its expiry. replace: overwrite dst.
- * TERSE_OK, TERSE_ENOTFOUND (no src), TERSE_EINVAL (dst exists and !replace), TERSE_ENOMEM. */
+/* Copies src (in src_db) to dst (in dst_db), with its expiry; the copy starts a fresh
+ * LRU/LFU history. replace: overwrite dst.
+ * TERSE_OK, TERSE_ENOTFOUND (no src), TERSE_EINVAL (dst exists and !replace; src and dst are
+ * the same key of the same db; a db out of range), TERSE_ENOMEM (nothing changed),
+ * TERSE_ETOOBIG (dst_len > STORE_LEN_MAX). */
 int store_copy(struct store_shard *s, int src_db, const void *src, size_t src_len, int dst_db,
                const void *dst, size_t dst_len, int replace, int64_t now_ms);
 
+/* Free every key of db (all dbs), and its tables, at once; not incremental. expired_keys is
+ * kept. A db out of range is ignored. */
 void store_flushdb(struct store_shard *s, int db);
 void store_flushall(struct store_shard *s);
+/* Exchanges the contents of two dbs (O(1)); out-of-range or equal indexes are a no-op. */
 void store_swapdb(struct store_shard *s, int a, int b);
 
 /* ---- iteration and sizes ----------------------------------------------------------------- */
@@ -122,13 +153,19 @@ size_t store_db_n_expires(const struct store_shard *s, int db);  /* keys with an
  * One SCAN step: calls fn for entries of db starting at cursor and returns the next cursor
  * (0 when the iteration is complete). Redis's guarantee holds across resizes: a key present
  * for the whole iteration is returned at least once. Visits at least `count` buckets' worth of
- * entries when there are that many. Expired entries are not reported. fn must not modify the
- * shard.
+ * entries when there are that many, and at most STORE_SCAN_BUCKETS_PER_COUNT * count buckets
+ * (store_keyspace.c) on sparse tables.
+ * Expired entries are not reported (nor deleted). fn must not modify the shard; the entry
+ * it gets is borrowed for the call. Never allocates. Cursor 0 starts an iteration; a db out
+ * of range or empty returns 0.
  */
 uint64_t store_scan(struct store_shard *s, int db, uint64_t cursor, size_t count, int64_t now_ms,
                     void (*fn)(void *arg, const struct store_entry *e), void *arg);
 
-/* A random live key of db, or NULL if db is empty. May delete expired keys it meets. */
+/* A random live key of db, or NULL if db is empty. May delete expired keys it meets (at most
+ * STORE_RANDOM_MAX_EXPIRED, after which it gives up and returns NULL). Picks a random bucket,
+ * then a random entry of its chain; on a very sparse table the k-th of a walk (uniform, O(table)).
+ * Never allocates. */
 struct store_entry *store_random(struct store_shard *s, int db, int64_t now_ms);
 
 /*
@@ -136,19 +173,26 @@ struct store_entry *store_random(struct store_shard *s, int db, int64_t now_ms);
  * activeExpireCycle: samples keys with an expiry, deletes the expired ones, repeats while more
  * than a quarter of a sample was expired, and stops after time_budget_us microseconds
  * (measured by the caller-supplied clock now_us_fn, NULL = stop after one sample per db).
+ * A sample is the buckets from a per-db SCAN cursor holding STORE_EXPIRE_SAMPLE keys with an
+ * expiry, bounded in buckets; at most STORE_EXPIRE_DBS_PER_CALL dbs per call (constants in
+ * store_expire.c), resuming where the previous call stopped. May start
+ * the shrink of a db it emptied (allocates; a failure is ignored).
  * Returns the number of keys deleted.
  */
 size_t store_active_expire(struct store_shard *s, int64_t now_ms, uint64_t time_budget_us,
                            uint64_t (*now_us_fn)(void));
 
-/* Work that must be done in bounded steps (incremental rehash): does up to n steps. */
+/* Cron work in bounded steps: for every db, starts a shrink if it is sparse and does up to n
+ * rehash steps (one step moves one bucket, skipping at most STORE_REHASH_EMPTY_VISITS empty
+ * ones, store_internal.h). May allocate
+ * (a shrink's new table); failures are ignored. */
 void store_rehash_step(struct store_shard *s, int n);
 
 struct store_stats {
     uint64_t expired_keys;  /* deleted because of their expiry, lazily or actively */
     uint64_t n_keys;        /* over all dbs */
     uint64_t entry_bytes;   /* usable bytes of all entries */
-    uint64_t index_bytes;   /* bytes of the index tables */
+    uint64_t index_bytes;   /* usable bytes of the index tables (both during a rehash) */
     uint64_t value_bytes;   /* stored bytes of string values (after compression) */
 };
 void store_stats_get(const struct store_shard *s, struct store_stats *out);

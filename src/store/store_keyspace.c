@@ -15,7 +15,6 @@
 #include "terse/status.h"
 
 #define STORE_RANDOM_PICKS 64      /* random buckets tried before a linear search */
-#define STORE_RANDOM_MAX_EXPIRED 100 /* expired keys store_random may delete per call */
 #define STORE_SCAN_BUCKETS_PER_COUNT 10 /* bucket visits per requested entry, at most */
 
 static bool same_key(const void *a, size_t alen, const void *b, size_t blen)
@@ -42,7 +41,7 @@ int store_rename(struct store_shard *s, int db, const void *src, size_t src_len,
     if (d == NULL) {
         return TERSE_EINVAL;
     }
-    if (dst_len > UINT32_MAX) {
+    if (dst_len > STORE_LEN_MAX) {
         return TERSE_ETOOBIG;
     }
     store_index_rehash_step(s, d);
@@ -121,7 +120,7 @@ int store_copy(struct store_shard *s, int src_db, const void *src, size_t src_le
     if (sd == NULL || dd == NULL) {
         return TERSE_EINVAL;
     }
-    if (dst_len > UINT32_MAX) {
+    if (dst_len > STORE_LEN_MAX) {
         return TERSE_ETOOBIG;
     }
     store_index_rehash_step(s, sd);
