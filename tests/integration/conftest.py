@@ -107,54 +107,9 @@ def r(oracle):
     c.close()
 
 
-class Differ:
-    """Runs the same steps on terse and redis (fresh connections, empty keyspace) and asserts
-    identical replies."""
-
-    def __init__(self, terse_server, redis_server):
-        self.servers = (terse_server, redis_server)
-
-    def replies(self, steps):
-        steps = [h.as_step(s) for s in steps]
-        results = []
-        for server in self.servers:
-            _flush(server)
-            with server.raw() as c:
-                results.append(h.run_steps(c, steps))
-            _check_alive(server)
-        return steps, results[0], results[1]
-
-    def run(self, steps, title=""):
-        steps, tr, rr = self.replies(steps)
-        rows = []
-        ok_all = True
-        cmd_steps = [s for s in steps if isinstance(s, h.Step)]
-        i = 0
-        for s in cmd_steps:
-            n_out = (1 if s.n else 0) + (1 if s.closes else 0)
-            for _ in range(n_out):
-                a, b = tr[i], rr[i]
-                if s.norm is not None and not a.startswith(b"<") and not b.startswith(b"<"):
-                    try:
-                        ok = s.norm(a) == s.norm(b)
-                    except Exception as e:  # a malformed reply must show up as a diff
-                        ok = False
-                        a = a + (" [norm failed: %s]" % e).encode()
-                else:
-                    ok = a == b
-                rows.append((s.label(), a, b, ok))
-                ok_all &= ok
-                i += 1
-        if not ok_all:
-            pytest.fail("terse and redis-server replied differently%s:\n%s"
-                        % (" (" + title + ")" if title else "", h.format_table(rows)),
-                        pytrace=False)
-        return tr
-
-
 @pytest.fixture
 def diff(terse_server, redis_server):
-    return Differ(terse_server, redis_server)
+    return h.Differ(terse_server, redis_server, before=_flush, after=_check_alive)
 
 
 @pytest.fixture

@@ -507,3 +507,59 @@ def mask_hello(v):
             val = ("non-empty" if isinstance(val, bytes) and val else "BAD: %r" % (val,))
         out.append((k, val))
     return (type(v).__name__, out)
+
+
+def _fail(msg, pytrace=False):
+    import pytest
+    pytest.fail(msg, pytrace=pytrace)
+
+
+class Differ:
+    """Runs the same steps on terse and redis (fresh connections, empty keyspace) and asserts
+    identical replies."""
+
+    def __init__(self, terse_server, redis_server, before=None, after=None):
+        self.servers = (terse_server, redis_server)
+        self.before = before    # called with each server before a run (e.g. FLUSHALL)
+        self.after = after      # called with each server after a run (e.g. still alive?)
+
+    def replies(self, steps):
+        steps = [as_step(s) for s in steps]
+        results = []
+        for server in self.servers:
+            if self.before:
+                self.before(server)
+            with server.raw() as c:
+                results.append(run_steps(c, steps))
+            if self.after:
+                self.after(server)
+        return steps, results[0], results[1]
+
+    def run(self, steps, title=""):
+        steps, tr, rr = self.replies(steps)
+        rows = []
+        ok_all = True
+        cmd_steps = [s for s in steps if isinstance(s, Step)]
+        i = 0
+        for s in cmd_steps:
+            n_out = (1 if s.n else 0) + (1 if s.closes else 0)
+            for _ in range(n_out):
+                a, b = tr[i], rr[i]
+                if s.norm is not None and not a.startswith(b"<") and not b.startswith(b"<"):
+                    try:
+                        ok = s.norm(a) == s.norm(b)
+                    except Exception as e:  # a malformed reply must show up as a diff
+                        ok = False
+                        a = a + (" [norm failed: %s]" % e).encode()
+                else:
+                    ok = a == b
+                rows.append((s.label(), a, b, ok))
+                ok_all &= ok
+                i += 1
+        if not ok_all:
+            _fail("terse and redis-server replied differently%s:\n%s"
+                        % (" (" + title + ")" if title else "", format_table(rows)),
+                        pytrace=False)
+        return tr
+
+
