@@ -679,7 +679,12 @@ static void keys_expire_generic(struct cmd_call *c, long long base_ms, long long
     if (when <= c->now_ms) {
         store_delete(s, c->cl->db, k->p, k->len, c->now_ms);
     } else {
-        store_expire_set(s, c->cl->db, k->p, k->len, when, c->now_ms);
+        /* A first expiry may grow the entry: ENOMEM leaves the key unchanged. */
+        int st = store_expire_set(s, c->cl->db, k->p, k->len, when, c->now_ms);
+        if (st < 0) {
+            cmd_reply_status(c, st);
+            return;
+        }
     }
     resp_write_int(c->out, 1);
 }
@@ -751,13 +756,18 @@ static void keys_persist(struct cmd_call *c)
 {
     const struct resp_slice *k = &c->argv[1];
     const struct store_entry *e = keys_lookup(c, c->cl->db, k, 0);
+    int st;
 
     if (e == NULL || store_entry_expire(e) == STORE_NO_EXPIRE) {
         resp_write_int(c->out, 0);
         return;
     }
-    store_expire_set(cmd_shard(c, k->p, k->len), c->cl->db, k->p, k->len, STORE_NO_EXPIRE,
-                     c->now_ms);
+    st = store_expire_set(cmd_shard(c, k->p, k->len), c->cl->db, k->p, k->len, STORE_NO_EXPIRE,
+                          c->now_ms);
+    if (st < 0) {
+        cmd_reply_status(c, st);
+        return;
+    }
     resp_write_int(c->out, 1);
 }
 
