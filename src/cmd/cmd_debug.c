@@ -1,0 +1,304 @@
+/*
+ * cmd_debug: DEBUG, allowed only as enable-debug-command says (Redis 7.0's check: "yes", or
+ * "local" for clients on 127.0.0.1, ::1 or a unix socket).
+ *
+ * Subcommands: HELP, OBJECT key, SLEEP seconds, SET-ACTIVE-EXPIRE 0|1, ERROR text, LOG text,
+ * and terse's CORRUPT-VALUE key, which flips one byte of a value's stored form so tests can
+ * prove that a corrupted value is reported and never returned. As in Redis, DEBUG is not a
+ * container in COMMAND INFO: the subcommand is parsed here, and an unknown one or a wrong
+ * argument count gets "unknown subcommand or wrong number of arguments".
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/cmd_internal.h"
+#include "cmd/cmd_server.h"
+#include "cmd/cmd_util.h"
+#include "terse/status.h"
+
+/* Redis's LRU clock: seconds, wrapping at 24 bits. */
+#define DEBUG_LRU_CLOCK_MAX ((1u << 24) - 1)
+/* Longest string Redis keeps as "embstr"; longer ones are "raw". */
+#define DEBUG_EMBSTR_MAX 44
+/* Redis shares the integers 0..DEBUG_SHARED_INTEGERS-1, with this refcount. */
+#define DEBUG_SHARED_INTEGERS 10000
+#define DEBUG_SHARED_REFCOUNT INT_MAX
+/* Longest argument copied into a C string (SLEEP, SET-ACTIVE-EXPIRE, LOG). */
+#define DEBUG_ARG_MAX 1024
+
+#define DEBUG_ERR_DISABLED                                                                       \
+    "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "   \
+    "you can run it from a local connection, otherwise you need to set this option in the "     \
+    "configuration file, and then restart the server."
+
+/* Redis's islocalClient: a unix socket, or exactly 127.0.0.1 or ::1. addr is "ip:port". */
+static int client_is_local(const struct cmd_client *cl)
+{
+    const char *addr = cl->addr;
+    const char *colon = strrchr(addr, ':');
+    size_t n = colon != NULL ? (size_t)(colon - addr) : strlen(addr);
+
+    if (addr[0] == '/') {
+        return 1;
+    }
+    if (n >= 2 && addr[0] == '[' && addr[n - 1] == ']') {
+        addr++;
+        n -= 2;
+    }
+    return (n == 9 && memcmp(addr, "127.0.0.1", 9) == 0) || (n == 3 && memcmp(addr, "::1", 3) == 0);
+}
+
+static int debug_allowed(const struct cmd_call *c)
+{
+    switch (c->srv->settings.enable_debug_command) {
+    case 1:
+        return 1;
+    case 2:
+        return client_is_local(c->cl);
+    default:
+        return 0;
+    }
+}
+
+/* Copies argument argi into buf as a C string, cut at cap - 1 bytes. */
+static const char *arg_cstr(const struct cmd_call *c, size_t argi, char *buf, size_t cap)
+{
+    size_t n = c->argv[argi].len < cap - 1 ? c->argv[argi].len : cap - 1;
+
+    memcpy(buf, c->argv[argi].p, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Bytes of Redis's RDB length prefix for n (rdbSaveLen). */
+static size_t rdb_len_size(uint64_t n)
+{
+    return n < (1u << 6) ? 1 : n < (1u << 14) ? 2 : n <= UINT32_MAX ? 5 : 9;
+}
+
+/* Redis's serializedlength of an integer-encoded string (rdbEncodeInteger, else digits). */
+static size_t int_serialized_len(int64_t v)
+{
+    char digits[24];
+
+    if (v >= -128 && v <= 127) {
+        return 2;
+    }
+    if (v >= -32768 && v <= 32767) {
+        return 3;
+    }
+    if (v >= INT32_MIN && v <= INT32_MAX) {
+        return 5;
+    }
+    return 1 + (size_t)snprintf(digits, sizeof(digits), "%lld", (long long)v);
+}
+
+/* Whether Redis would hold v as a shared integer (see cmd_keys.c's OBJECT REFCOUNT). */
+static int int_shared(const struct cmd_call *c, int64_t v)
+{
+    const char *p = c->srv->settings.maxmemory_policy;
+    struct cmd_sysinfo si;
+
+    if (v < 0 || v >= DEBUG_SHARED_INTEGERS) {
+        return 0;
+    }
+    if (p == NULL || (strstr(p, "-lru") == NULL && strstr(p, "-lfu") == NULL)) {
+        return 1;
+    }
+    memset(&si, 0, sizeof(si));
+    if (c->srv->hooks.sysinfo != NULL) {
+        c->srv->hooks.sysinfo(c->srv->hooks.srv, &si);
+    }
+    return si.maxmemory == 0;
+}
+
+static struct store_entry *debug_lookup(struct cmd_call *c)
+{
+    const struct resp_slice *key = &c->argv[2];
+    struct store_shard *shard = cmd_shard(c, key->p, key->len);
+    struct store_entry *e = store_lookup(shard, c->cl->db, key->p, key->len, c->now_ms, 0);
+
+    if (e == NULL) {
+        cmd_reply_err(c, CMD_ERR_NO_KEY);
+    }
+    return e;
+}
+
+/*
+ * "Value at:<addr> refcount:N encoding:E serializedlength:N lru:N lru_seconds_idle:N", as
+ * Redis. serializedlength is what the value would take in an RDB file: for a compressed value
+ * terse counts its stored payload as Redis counts an LZF-compressed string.
+ */
+static void debug_object(struct cmd_call *c)
+{
+    struct store_entry *e = debug_lookup(c);
+    const char *enc = "int";
+    size_t ser = 0;
+    int refcount = 1;
+    uint64_t idle;
+    unsigned lru;
+    char line[256];
+
+    if (e == NULL) {
+        return;
+    }
+    if (store_entry_enc(e) == STORE_ENC_INT) {
+        int64_t v = store_entry_int(e);
+        ser = int_serialized_len(v);
+        refcount = int_shared(c, v) ? DEBUG_SHARED_REFCOUNT : 1;
+    } else {
+        size_t stored_len;
+        const uint8_t *stored = store_entry_val(e, &stored_len);
+        struct codec_value_info vi;
+        if (codec_value_info(stored, stored_len, &vi) != TERSE_OK) {
+            cmd_reply_corrupt(c, c->argv[2].p, c->argv[2].len);
+            return;
+        }
+        enc = vi.orig_len <= DEBUG_EMBSTR_MAX ? "embstr" : "raw";
+        if (vi.kind == CODEC_RAW) {
+            ser = rdb_len_size(vi.orig_len) + vi.orig_len;
+        } else {
+            ser = 1 + rdb_len_size(vi.payload_len) + rdb_len_size(vi.orig_len) + vi.payload_len;
+        }
+    }
+    idle = store_entry_idle_s(e, c->now_ms);
+    lru = (unsigned)(((uint64_t)(c->now_ms / 1000) - idle) & DEBUG_LRU_CLOCK_MAX);
+    snprintf(line, sizeof(line),
+             "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u "
+             "lru_seconds_idle:%llu",
+             (void *)e, refcount, enc, ser, lru, (unsigned long long)idle);
+    resp_write_simple(c->out, line);
+}
+
+/* terse: flips one byte of the stored form; the next read must report the key corrupted. */
+static void debug_corrupt_value(struct cmd_call *c)
+{
+    struct store_entry *e = debug_lookup(c);
+    uint8_t *stored;
+    size_t stored_len;
+
+    if (e == NULL) {
+        return;
+    }
+    if (store_entry_enc(e) == STORE_ENC_INT) {
+        cmd_reply_err(c, "ERR the value is held as an integer and has no stored bytes to "
+                         "corrupt");
+        return;
+    }
+    stored = store_entry_val_mut(e, &stored_len);
+    codec_value_corrupt(stored, stored_len);
+    resp_write_ok(c->out);
+}
+
+/* Blocks the worker, as Redis blocks its main thread. atof rules: junk sleeps 0. */
+static void debug_sleep(struct cmd_call *c)
+{
+    char buf[64];
+    double secs = atof(arg_cstr(c, 2, buf, sizeof(buf)));
+    struct timespec ts;
+
+    if (secs > 0) {
+        ts.tv_sec = (time_t)secs;
+        ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+        while (nanosleep(&ts, &ts) != 0) {
+            /* interrupted by a signal: sleep the rest */
+        }
+    }
+    resp_write_ok(c->out);
+}
+
+static void debug_set_active_expire(struct cmd_call *c)
+{
+    char buf[64];
+
+    c->srv->settings.active_expire = atoi(arg_cstr(c, 2, buf, sizeof(buf))) != 0;
+    resp_write_ok(c->out);
+}
+
+/* Replies the argument as an error; Redis adds "ERR " unless it starts with '-'. */
+static void debug_error(struct cmd_call *c)
+{
+    const struct resp_slice *a = &c->argv[2];
+
+    if (a->len > 0 && a->p[0] == '-') {
+        resp_write_errorf(c->out, "%.*s", (int)(a->len - 1), (const char *)a->p + 1);
+    } else {
+        resp_write_errorf(c->out, "ERR %.*s", (int)a->len, (const char *)a->p);
+    }
+}
+
+static void debug_log(struct cmd_call *c)
+{
+    char buf[DEBUG_ARG_MAX + 8];
+    size_t n = c->argv[2].len < DEBUG_ARG_MAX ? c->argv[2].len : DEBUG_ARG_MAX;
+
+    snprintf(buf, sizeof(buf), "DEBUG LOG: %.*s", (int)n, (const char *)c->argv[2].p);
+    if (c->srv->hooks.log_warning != NULL) {
+        c->srv->hooks.log_warning(c->srv->hooks.srv, buf);
+    }
+    resp_write_ok(c->out);
+}
+
+static void debug_help(struct cmd_call *c)
+{
+    static const char *const lines[] = {
+        "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "CORRUPT-VALUE <key>",
+        "    Flip one byte of the stored (compressed, checksummed) form of the string at",
+        "    <key>, so that the next read reports it corrupted. terse only.",
+        "ERROR <string>",
+        "    Return a Redis protocol error with <string> as message. Useful for clients",
+        "    unit tests to simulate Redis errors.",
+        "LOG <message>",
+        "    Write <message> to the server log.",
+        "OBJECT <key>",
+        "    Show low level info about `key` and associated value.",
+        "SET-ACTIVE-EXPIRE <0|1>",
+        "    Setting it to 0 disables expiring keys in background when they are not",
+        "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+        "    default.",
+        "SLEEP <seconds>",
+        "    Stop the server for <seconds>. Decimals allowed.",
+        "HELP",
+        "    Prints this help.",
+        NULL};
+
+    cmd_reply_help(c, lines);
+}
+
+static const struct {
+    const char *name; /* lower case */
+    size_t argc;      /* exact argument count, DEBUG included */
+    cmd_proc *proc;
+} debug_subs[] = {
+    {"help", 2, debug_help},
+    {"object", 3, debug_object},
+    {"sleep", 3, debug_sleep},
+    {"set-active-expire", 3, debug_set_active_expire},
+    {"corrupt-value", 3, debug_corrupt_value},
+    {"error", 3, debug_error},
+    {"log", 3, debug_log},
+};
+
+void cmd_debug_proc(struct cmd_call *c)
+{
+    int sub = (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len);
+
+    if (!debug_allowed(c)) {
+        cmd_reply_err(c, DEBUG_ERR_DISABLED);
+        return;
+    }
+    for (size_t i = 0; i < sizeof(debug_subs) / sizeof(debug_subs[0]); i++) {
+        if (cmd_arg_is(c, 1, debug_subs[i].name) && c->argc == debug_subs[i].argc) {
+            debug_subs[i].proc(c);
+            return;
+        }
+    }
+    resp_write_errorf(c->out,
+                      "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
+                      "DEBUG HELP.",
+                      sub, (const char *)c->argv[1].p);
+}

@@ -1,0 +1,393 @@
+/*
+ * cmd_info: INFO [section ...], formatted exactly as Redis 7.0 does so that dashboards and
+ * exporters read terse unchanged:
+ *
+ *   "# Server\r\n" "field:value\r\n" ... "\r\n" "# Clients\r\n" ... "field:value\r\n"
+ *
+ * Sections come in Redis's order whatever the order asked for, separated by one empty line;
+ * the reply is one bulk string (RESP3: a verbatim string of format "txt"). Section names are
+ * case-insensitive; "default" is every section but commandstats and latencystats, "all" and
+ * "everything" are all of them; unknown names select nothing. terse adds a "# Terse" section
+ * (in default and all) with the codec's figures:
+ *
+ *   value_bytes_original / value_bytes_stored   bytes written through the SET family, before
+ *                                               and after encoding (cumulative, RESETSTAT)
+ *   compression_ratio                           original / stored of those
+ *   values_raw / values_lz4 / values_zstd       values encoded per codec kind (cumulative)
+ *   values_decoded                              successful decodes
+ *   corrupt_values                              values that failed their checksum on read
+ *   dataset_keys, dataset_value_bytes           live keys and the stored bytes of their values
+ *   index_bytes, entry_bytes                    the store's memory for its index and entries
+ *
+ * Fields terse has no counterpart for (replication, AOF, forks, modules) carry the values a
+ * standalone Redis without persistence reports. The text is built in the server's scratch
+ * buffer (grown, never shrunk, so a repeated INFO allocates nothing) and then copied into the
+ * reply, because a bulk header needs the length first.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cmd/cmd_server.h"
+#include "cmd/cmd_util.h"
+#include "terse/status.h"
+
+/* Longest single field line INFO writes (executable paths included). */
+#define INFO_LINE_MAX 4224
+/* Redis's LRU clock: seconds, wrapping at 24 bits. */
+#define INFO_LRU_CLOCK_MAX ((1u << 24) - 1)
+
+enum info_section {
+    INFO_SERVER,
+    INFO_CLIENTS,
+    INFO_MEMORY,
+    INFO_PERSISTENCE,
+    INFO_STATS,
+    INFO_REPLICATION,
+    INFO_CPU,
+    INFO_MODULES,
+    INFO_COMMANDSTATS,
+    INFO_ERRORSTATS,
+    INFO_LATENCYSTATS,
+    INFO_CLUSTER,
+    INFO_KEYSPACE,
+    INFO_TERSE,
+    INFO_N_SECTIONS
+};
+
+/* Argument name and header of each section, in Redis's order. */
+static const struct {
+    const char *arg;
+    const char *title;
+} sections[INFO_N_SECTIONS] = {
+    {"server", "Server"},           {"clients", "Clients"},
+    {"memory", "Memory"},           {"persistence", "Persistence"},
+    {"stats", "Stats"},             {"replication", "Replication"},
+    {"cpu", "CPU"},                 {"modules", "Modules"},
+    {"commandstats", "Commandstats"}, {"errorstats", "Errorstats"},
+    {"latencystats", "Latencystats"}, {"cluster", "Cluster"},
+    {"keyspace", "Keyspace"},       {"terse", "Terse"}};
+
+#define INFO_ALL ((1u << INFO_N_SECTIONS) - 1)
+#define INFO_DEFAULT (INFO_ALL & ~((1u << INFO_COMMANDSTATS) | (1u << INFO_LATENCYSTATS)))
+
+/* The text under construction, in srv->scratch. A failed grow is sticky. */
+struct info_buf {
+    struct cmd_server *srv;
+    size_t len;
+    int err;
+};
+
+static void info_addf(struct info_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void info_addf(struct info_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (b->err || cmd_scratch_reserve(b->srv, b->len + INFO_LINE_MAX) != TERSE_OK) {
+        b->err = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    n = vsnprintf((char *)b->srv->scratch + b->len, INFO_LINE_MAX, fmt, ap);
+    va_end(ap);
+    if (n > 0) {
+        b->len += (size_t)n < INFO_LINE_MAX ? (size_t)n : INFO_LINE_MAX - 1;
+    }
+}
+
+/* Redis's bytesToHuman: B under 1 KiB, then K, M, G, T, P with two decimals. */
+static void human_bytes(char *buf, size_t cap, uint64_t n)
+{
+    static const char units[] = "KMGTP";
+    double d = (double)n;
+    size_t u = 0;
+
+    if (n < 1024) {
+        snprintf(buf, cap, "%lluB", (unsigned long long)n);
+        return;
+    }
+    d /= 1024;
+    while (d >= 1024 && u + 1 < sizeof(units) - 1) {
+        d /= 1024;
+        u++;
+    }
+    snprintf(buf, cap, "%.2f%c", d, units[u]);
+}
+
+/* Everything the sections print, gathered once. */
+struct info_data {
+    struct cmd_sysinfo si;
+    struct store_stats st;
+    struct codec_stats cs;
+    int64_t now_ms;
+};
+
+static void info_server(struct info_buf *b, struct cmd_call *c, const struct info_data *d)
+{
+    struct utsname un;
+    char run_id[41];
+    int64_t up_s = (d->now_ms - c->srv->start_ms) / 1000;
+
+    if (uname(&un) != 0) {
+        memset(&un, 0, sizeof(un));
+    }
+    cmd_server_id(c->srv, d->si.pid, 0, run_id);
+    info_addf(b, "redis_version:%s\r\n", CMD_SERVER_REDIS_VERSION);
+    info_addf(b, "redis_git_sha1:00000000\r\nredis_git_dirty:0\r\n");
+    info_addf(b, "terse_version:%s\r\n", CMD_SERVER_TERSE_VERSION);
+    info_addf(b, "redis_mode:standalone\r\n");
+    info_addf(b, "os:%s %s %s\r\n", un.sysname, un.release, un.machine);
+    info_addf(b, "arch_bits:%d\r\n", (int)(sizeof(void *) * 8));
+    info_addf(b, "monotonic_clock:POSIX clock_gettime\r\n");
+#if defined(__GNUC__)
+    info_addf(b, "gcc_version:%d.%d.%d\r\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#else
+    info_addf(b, "gcc_version:0.0.0\r\n");
+#endif
+    info_addf(b, "process_id:%ld\r\n", d->si.pid);
+    info_addf(b, "process_supervised:no\r\n");
+    info_addf(b, "run_id:%s\r\n", run_id);
+    info_addf(b, "tcp_port:%d\r\n", d->si.tcp_port);
+    info_addf(b, "server_time_usec:%lld\r\n", (long long)d->now_ms * 1000);
+    info_addf(b, "uptime_in_seconds:%lld\r\n", (long long)up_s);
+    info_addf(b, "uptime_in_days:%lld\r\n", (long long)(up_s / 86400));
+    /* terse's cron runs at Redis's default frequency. */
+    info_addf(b, "hz:10\r\nconfigured_hz:10\r\n");
+    info_addf(b, "lru_clock:%u\r\n", (unsigned)((d->now_ms / 1000) & INFO_LRU_CLOCK_MAX));
+    info_addf(b, "executable:%s\r\n", d->si.executable != NULL ? d->si.executable : "");
+    info_addf(b, "config_file:%s\r\n", d->si.config_file != NULL ? d->si.config_file : "");
+    info_addf(b, "io_threads_active:0\r\n");
+}
+
+static void info_clients(struct info_buf *b, struct cmd_call *c, const struct info_data *d)
+{
+    char maxclients[32];
+
+    if (!cmd_server_config_value(c->srv, "maxclients", maxclients, sizeof(maxclients))) {
+        snprintf(maxclients, sizeof(maxclients), "10000");
+    }
+    info_addf(b, "connected_clients:%llu\r\n", (unsigned long long)d->si.connected_clients);
+    info_addf(b, "cluster_connections:0\r\n");
+    info_addf(b, "maxclients:%s\r\n", maxclients);
+    info_addf(b, "client_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\n");
+    info_addf(b, "blocked_clients:0\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n");
+}
+
+static void info_memory(struct info_buf *b, struct cmd_call *c, const struct info_data *d)
+{
+    const struct cmd_sysinfo *si = &d->si;
+    uint64_t used = si->used_memory, peak = si->used_memory_peak, rss = si->used_memory_rss;
+    uint64_t dataset = d->st.entry_bytes + d->st.index_bytes;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t total = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    char h[4][32];
+
+    if (peak < used) {
+        peak = used;
+    }
+    if (dataset > used) {
+        dataset = used;
+    }
+    human_bytes(h[0], sizeof(h[0]), used);
+    human_bytes(h[1], sizeof(h[1]), rss);
+    human_bytes(h[2], sizeof(h[2]), peak);
+    human_bytes(h[3], sizeof(h[3]), total);
+    info_addf(b, "used_memory:%llu\r\nused_memory_human:%s\r\n", (unsigned long long)used, h[0]);
+    info_addf(b, "used_memory_rss:%llu\r\nused_memory_rss_human:%s\r\n",
+              (unsigned long long)rss, h[1]);
+    info_addf(b, "used_memory_peak:%llu\r\nused_memory_peak_human:%s\r\n",
+              (unsigned long long)peak, h[2]);
+    info_addf(b, "used_memory_peak_perc:%.2f%%\r\n",
+              peak > 0 ? (double)used * 100 / (double)peak : 100.0);
+    info_addf(b, "used_memory_overhead:%llu\r\n", (unsigned long long)(used - dataset));
+    info_addf(b, "used_memory_dataset:%llu\r\n", (unsigned long long)dataset);
+    info_addf(b, "used_memory_dataset_perc:%.2f%%\r\n",
+              used > 0 ? (double)dataset * 100 / (double)used : 0.0);
+    info_addf(b, "total_system_memory:%llu\r\ntotal_system_memory_human:%s\r\n",
+              (unsigned long long)total, h[3]);
+    human_bytes(h[0], sizeof(h[0]), si->maxmemory);
+    info_addf(b, "maxmemory:%llu\r\nmaxmemory_human:%s\r\n", (unsigned long long)si->maxmemory,
+              h[0]);
+    info_addf(b, "maxmemory_policy:%s\r\n", c->srv->settings.maxmemory_policy != NULL
+                                                ? c->srv->settings.maxmemory_policy
+                                                : "noeviction");
+    info_addf(b, "mem_fragmentation_ratio:%.2f\r\n", used > 0 ? (double)rss / (double)used : 0.0);
+    info_addf(b, "mem_fragmentation_bytes:%lld\r\n", (long long)rss - (long long)used);
+    info_addf(b, "mem_not_counted_for_evict:0\r\n");
+    info_addf(b, "mem_allocator:libc\r\n");
+    info_addf(b, "lazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n");
+}
+
+static void info_persistence(struct info_buf *b, struct cmd_call *c)
+{
+    info_addf(b, "loading:0\r\nasync_loading:0\r\n");
+    info_addf(b, "rdb_changes_since_last_save:0\r\nrdb_bgsave_in_progress:0\r\n");
+    info_addf(b, "rdb_last_save_time:%lld\r\n", (long long)(c->srv->start_ms / 1000));
+    info_addf(b, "rdb_last_bgsave_status:ok\r\nrdb_last_bgsave_time_sec:-1\r\n"
+                 "rdb_current_bgsave_time_sec:-1\r\nrdb_saves:0\r\n");
+    info_addf(b, "aof_enabled:0\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n"
+                 "aof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\n"
+                 "aof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\n"
+                 "aof_last_write_status:ok\r\n");
+    info_addf(b, "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
+}
+
+static void info_stats(struct info_buf *b, struct cmd_call *c, const struct info_data *d)
+{
+    const struct cmd_stats *s = &c->srv->stats;
+
+    info_addf(b, "total_connections_received:%llu\r\n",
+              (unsigned long long)d->si.total_connections);
+    info_addf(b, "total_commands_processed:%llu\r\n", (unsigned long long)s->total_commands);
+    info_addf(b, "instantaneous_ops_per_sec:0\r\n");
+    info_addf(b, "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n",
+              (unsigned long long)d->si.net_input_bytes,
+              (unsigned long long)d->si.net_output_bytes);
+    info_addf(b, "total_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\n");
+    info_addf(b, "instantaneous_input_kbps:0.00\r\ninstantaneous_output_kbps:0.00\r\n");
+    info_addf(b, "rejected_connections:%llu\r\n",
+              (unsigned long long)d->si.rejected_connections);
+    info_addf(b, "sync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n");
+    info_addf(b, "expired_keys:%llu\r\n", (unsigned long long)d->st.expired_keys);
+    info_addf(b, "evicted_keys:0\r\nevicted_clients:0\r\n");
+    info_addf(b, "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n",
+              (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses);
+    info_addf(b, "pubsub_channels:0\r\npubsub_patterns:0\r\npubsubshard_channels:0\r\n");
+    info_addf(b, "latest_fork_usec:0\r\ntotal_forks:0\r\n");
+}
+
+static void info_replication(struct info_buf *b, struct cmd_call *c, const struct info_data *d)
+{
+    char replid[41];
+
+    cmd_server_id(c->srv, d->si.pid, 1, replid);
+    info_addf(b, "role:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n");
+    info_addf(b, "master_replid:%s\r\n", replid);
+    info_addf(b, "master_replid2:0000000000000000000000000000000000000000\r\n");
+    info_addf(b, "master_repl_offset:0\r\nsecond_repl_offset:-1\r\n");
+    info_addf(b, "repl_backlog_active:0\r\nrepl_backlog_size:1048576\r\n"
+                 "repl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n");
+}
+
+static void info_cpu(struct info_buf *b, const struct info_data *d)
+{
+    info_addf(b, "used_cpu_sys:%.6f\r\nused_cpu_user:%.6f\r\n", d->si.cpu_sys, d->si.cpu_user);
+    info_addf(b, "used_cpu_sys_children:0.000000\r\nused_cpu_user_children:0.000000\r\n");
+}
+
+static void info_keyspace(struct info_buf *b, struct cmd_call *c)
+{
+    int n_db = c->srv->shard != NULL ? store_shard_n_db(c->srv->shard) : 0;
+
+    for (int db = 0; db < n_db; db++) {
+        size_t keys = store_dbsize(c->srv->shard, db);
+        if (keys == 0) {
+            continue;
+        }
+        info_addf(b, "db%d:keys=%zu,expires=%zu,avg_ttl=0\r\n", db, keys,
+                  store_db_n_expires(c->srv->shard, db));
+    }
+}
+
+static void info_terse(struct info_buf *b, struct cmd_call *c, const struct info_data *d)
+{
+    const struct cmd_stats *s = &c->srv->stats;
+
+    info_addf(b, "value_bytes_original:%llu\r\nvalue_bytes_stored:%llu\r\n",
+              (unsigned long long)s->orig_value_bytes, (unsigned long long)s->stored_value_bytes);
+    info_addf(b, "compression_ratio:%.2f\r\n",
+              s->stored_value_bytes > 0
+                  ? (double)s->orig_value_bytes / (double)s->stored_value_bytes
+                  : 1.0);
+    info_addf(b, "values_raw:%llu\r\nvalues_lz4:%llu\r\nvalues_zstd:%llu\r\n",
+              (unsigned long long)d->cs.n_encoded[CODEC_RAW],
+              (unsigned long long)d->cs.n_encoded[CODEC_LZ4],
+              (unsigned long long)d->cs.n_encoded[CODEC_ZSTD]);
+    info_addf(b, "values_decoded:%llu\r\n", (unsigned long long)d->cs.n_decoded);
+    info_addf(b, "corrupt_values:%llu\r\n", (unsigned long long)s->corrupt_values);
+    info_addf(b, "dataset_keys:%llu\r\ndataset_value_bytes:%llu\r\n",
+              (unsigned long long)d->st.n_keys, (unsigned long long)d->st.value_bytes);
+    info_addf(b, "index_bytes:%llu\r\nentry_bytes:%llu\r\n", (unsigned long long)d->st.index_bytes,
+              (unsigned long long)d->st.entry_bytes);
+}
+
+static void info_section(struct info_buf *b, struct cmd_call *c, const struct info_data *d,
+                         enum info_section sec)
+{
+    switch (sec) {
+    case INFO_SERVER: info_server(b, c, d); break;
+    case INFO_CLIENTS: info_clients(b, c, d); break;
+    case INFO_MEMORY: info_memory(b, c, d); break;
+    case INFO_PERSISTENCE: info_persistence(b, c); break;
+    case INFO_STATS: info_stats(b, c, d); break;
+    case INFO_REPLICATION: info_replication(b, c, d); break;
+    case INFO_CPU: info_cpu(b, d); break;
+    case INFO_CLUSTER: info_addf(b, "cluster_enabled:0\r\n"); break;
+    case INFO_KEYSPACE: info_keyspace(b, c); break;
+    case INFO_TERSE: info_terse(b, c, d); break;
+    default: break; /* modules, commandstats, errorstats, latencystats: nothing to list */
+    }
+}
+
+/* The sections named by argv[1..] as a bitmask (Redis's genInfoSectionDict). */
+static unsigned info_select(const struct cmd_call *c)
+{
+    unsigned mask = 0;
+
+    if (c->argc == 1) {
+        return INFO_DEFAULT;
+    }
+    for (size_t i = 1; i < c->argc; i++) {
+        if (cmd_arg_is(c, i, "default")) {
+            mask |= INFO_DEFAULT;
+        } else if (cmd_arg_is(c, i, "all") || cmd_arg_is(c, i, "everything")) {
+            mask |= INFO_ALL;
+        } else {
+            for (unsigned s = 0; s < INFO_N_SECTIONS; s++) {
+                if (cmd_arg_is(c, i, sections[s].arg)) {
+                    mask |= 1u << s;
+                }
+            }
+        }
+    }
+    return mask;
+}
+
+void cmd_info_proc(struct cmd_call *c)
+{
+    struct info_buf b = {c->srv, 0, 0};
+    struct info_data d;
+    unsigned mask = info_select(c);
+    int n = 0;
+
+    memset(&d, 0, sizeof(d));
+    d.now_ms = c->now_ms;
+    if (c->srv->hooks.sysinfo != NULL) {
+        c->srv->hooks.sysinfo(c->srv->hooks.srv, &d.si);
+    }
+    if (c->srv->shard != NULL) {
+        store_stats_get(c->srv->shard, &d.st);
+    }
+    if (c->srv->codec != NULL) {
+        codec_ctx_stats(c->srv->codec, &d.cs);
+    }
+    for (unsigned s = 0; s < INFO_N_SECTIONS; s++) {
+        if (!(mask & (1u << s))) {
+            continue;
+        }
+        info_addf(&b, "%s# %s\r\n", n++ > 0 ? "\r\n" : "", sections[s].title);
+        info_section(&b, c, &d, (enum info_section)s);
+    }
+    if (b.err) {
+        cmd_reply_status(c, TERSE_ENOMEM);
+        return;
+    }
+    /* No section selected: an empty text, and scratch may not exist yet. */
+    resp_write_verbatim(c->out, "txt", b.len > 0 ? (const void *)b.srv->scratch : "", b.len);
+}
