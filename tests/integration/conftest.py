@@ -128,3 +128,27 @@ def spawn(workdir, terse_binary, oracle_binary, request):
     yield _spawn
     for s in started:
         s.stop()
+
+
+# python3-redis in Debian 12 is 4.3.4, which has no RESP3 (protocol=3 came with redis-py 5.0),
+# so RESP3 is spoken raw: these fixtures give connections already switched with HELLO 3.
+def _raw3(server):
+    c = server.raw()
+    reply = c.call("HELLO", "3")
+    assert reply.startswith(b"%"), "HELLO 3 on %s answered %r" % (server.name, reply[:80])
+    return c
+
+
+@pytest.fixture
+def t3(terse):
+    """Raw RESP3 connection to the server under test (after HELLO 3)."""
+    c = _raw3(terse)
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def r3(oracle):
+    c = _raw3(oracle)
+    yield c
+    c.close()

@@ -599,3 +599,28 @@ def test_redis_py_clients_agree(t, r):
         return out
 
     assert script(t) == script(r)
+
+
+def test_resp3_types_on_the_wire(t3, r3):
+    """RESP3 type markers for the replies whose type changes after HELLO 3."""
+    for c in (t3, r3):
+        c.call("SET", "k", "v", "EXAT", FAR)
+        c.call("MSET", "a", "ohmytext", "b", "mynewtext")
+    checks = [
+        (("GET", "missing"), b"_\r\n"),
+        (("CONFIG", "GET", "maxmemory"), b"%1\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n"),
+        (("INCRBYFLOAT", "f", "1.5"), b"$3\r\n1.5\r\n"),
+        (("EXPIRETIME", "k"), b":" + FAR.encode() + b"\r\n"),
+        (("LCS", "a", "b", "IDX"), None),
+        (("CLIENT", "INFO"), None),
+        (("INFO", "server"), None),
+    ]
+    for cmd, want in checks:
+        got_t, got_r = t3.call(*cmd), r3.call(*cmd)
+        if want is not None:
+            assert got_r == want, "harness check on redis: %r" % got_r
+            assert got_t == want, "%s: terse %r, want %r" % (" ".join(cmd), got_t, want)
+        else:
+            assert got_t[:1] == got_r[:1], "%s: terse type %r, redis type %r" % (
+                " ".join(cmd), got_t[:1], got_r[:1])
+    assert r3.call("CLIENT", "INFO").startswith(b"=")
