@@ -628,6 +628,13 @@ static void str_setrange(struct cmd_call *c)
 
 /* ---- INCR family ------------------------------------------------------------------------- */
 
+/* cmd_parse_ld, rejecting an embedded NUL: strtold stops there and would take "1\0x" for 1,
+ * where Redis's string2ld requires the whole slice to be consumed. */
+static int parse_ld_whole(const uint8_t *p, size_t len, long double *v)
+{
+    return memchr(p, '\0', len) == NULL && cmd_parse_ld(p, len, v);
+}
+
 /* The integer held by e, as Redis's getLongLongFromObjectOrReply. */
 static int entry_ll_or_reply(struct cmd_call *c, const struct store_entry *e,
                              const struct resp_slice *key, long long *v)
@@ -746,12 +753,13 @@ static void str_incrbyfloat(struct cmd_call *c)
         if (value_decode_or_reply(c, e, key, len, &p, &got) != TERSE_OK) {
             return;
         }
-        if (!cmd_parse_ld(p, got, &v)) {
+        if (!parse_ld_whole(p, got, &v)) {
             cmd_reply_err(c, CMD_ERR_NOT_FLOAT);
             return;
         }
     }
-    if (cmd_ld_or_reply(c, 2, &incr, CMD_ERR_NOT_FLOAT) != 0) {
+    if (!parse_ld_whole(c->argv[2].p, c->argv[2].len, &incr)) {
+        cmd_reply_err(c, CMD_ERR_NOT_FLOAT);
         return;
     }
     v += incr;
