@@ -844,8 +844,11 @@ int core_config_apply_args(struct core_config *c, int argc, char **argv, char *e
             if (n > 0) {
                 text[n++] = '\n';
             }
-            memcpy(text + n, a + 2, alen);
-            n += alen;
+            for (size_t k = 0; k < alen; k++) {
+                /* A line break inside one word must not start a second directive. */
+                char ch = a[2 + k];
+                text[n++] = (ch == '\n' || ch == '\r') ? ' ' : ch;
+            }
             text[n++] = ' ';
             want_arg = one_word;
             if (one_word && str_ieq(a + 2, "save") &&
@@ -1121,7 +1124,12 @@ static const char *opt_format(const struct core_config *c, const struct opt *o, 
         return *CFIELD(c, o, char *) != NULL ? *CFIELD(c, o, char *) : "";
     case KIND_ENUM: {
         int v = *CFIELD(c, o, int);
-        return v >= 0 ? o->names[v] : "";
+        for (int i = 0; o->names[i] != NULL; i++) {
+            if (i == v) {
+                return o->names[i];
+            }
+        }
+        return ""; /* a value no parser stores */
     }
     case KIND_BIND: {
         const struct core_config_bind *b = CFIELD(c, o, struct core_config_bind);

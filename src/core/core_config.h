@@ -260,7 +260,7 @@ void core_config_deinit(struct core_config *c);
  * core_config_load_file: reads the file at path (borrowed) and applies it as
  * core_config_load_string does, naming the file in error texts.
  * Returns TERSE_OK; TERSE_EIO when the file cannot be opened or read (err says why, with
- * strerror); TERSE_ETOOBIG for a file over CORE_CONFIG_FILE_MAX bytes; otherwise as
+ * strerror); TERSE_ETOOBIG for a file of CORE_CONFIG_FILE_MAX bytes or more; otherwise as
  * core_config_load_string.
  */
 #define CORE_CONFIG_FILE_MAX (16u * 1024u * 1024u)

@@ -517,6 +517,7 @@ static void test_args_special(void **state)
     static const char *const bad[] = {"--port", "7000", "--hz", "x"};
     static const char *const missing[] = {"--port"};
     static const char *const unknown[] = {"--nope", "1"};
+    static const char *const newline[] = {"--hz 5\nport 1"};
 
     assert_int_equal(load(f, "save 60 1\n"), TERSE_OK);
     assert_int_equal(args(f, 3, save_alone), TERSE_OK);
@@ -540,6 +541,9 @@ static void test_args_special(void **state)
     check_reason(f, "wrong number of arguments");
     assert_int_equal(args(f, 2, unknown), TERSE_ECONFIG);
     check_reason(f, "Bad directive or wrong number of arguments");
+    /* A line break inside a word does not smuggle in a second directive. */
+    assert_int_equal(args(f, 1, newline), TERSE_ECONFIG);
+    check_reason(f, "wrong number of arguments");
     assert_int_equal(args(f, 0, NULL), TERSE_OK);
 }
 
