@@ -218,16 +218,20 @@ static void debug_set_active_expire(struct cmd_call *c)
     resp_write_ok(c->out);
 }
 
-/* Replies the argument as an error; Redis adds "ERR " unless it starts with '-'. */
+/* Replies the argument verbatim as an error line, code and all (so "-X" gives "--X"), as
+ * Redis 7.0 does; CR and LF become spaces so the line stays one line. */
 static void debug_error(struct cmd_call *c)
 {
     const struct resp_slice *a = &c->argv[2];
+    size_t n = a->len > DEBUG_ARG_MAX ? DEBUG_ARG_MAX : a->len;
+    char buf[DEBUG_ARG_MAX];
 
-    if (a->len > 0 && a->p[0] == '-') {
-        resp_write_errorf(c->out, "%.*s", (int)(a->len - 1), (const char *)a->p + 1);
-    } else {
-        resp_write_errorf(c->out, "ERR %.*s", (int)a->len, (const char *)a->p);
+    for (size_t i = 0; i < n; i++) {
+        buf[i] = (a->p[i] == '\r' || a->p[i] == '\n') ? ' ' : (char)a->p[i];
     }
+    resp_write_raw(c->out, "-", 1);
+    resp_write_raw(c->out, buf, n);
+    resp_write_raw(c->out, "\r\n", 2);
 }
 
 static void debug_log(struct cmd_call *c)

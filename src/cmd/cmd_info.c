@@ -145,6 +145,8 @@ static void info_server(struct info_buf *b, struct cmd_call *c, const struct inf
     info_addf(b, "os:%s %s %s\r\n", un.sysname, un.release, un.machine);
     info_addf(b, "arch_bits:%d\r\n", (int)(sizeof(void *) * 8));
     info_addf(b, "monotonic_clock:POSIX clock_gettime\r\n");
+    /* core's event loop is epoll based. */
+    info_addf(b, "multiplexing_api:epoll\r\n");
 #if defined(__GNUC__)
     info_addf(b, "gcc_version:%d.%d.%d\r\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
 #else
@@ -219,14 +221,19 @@ static void info_memory(struct info_buf *b, struct cmd_call *c, const struct inf
                                                 : "noeviction");
     info_addf(b, "mem_fragmentation_ratio:%.2f\r\n", used > 0 ? (double)rss / (double)used : 0.0);
     info_addf(b, "mem_fragmentation_bytes:%lld\r\n", (long long)rss - (long long)used);
-    info_addf(b, "mem_not_counted_for_evict:0\r\n");
+    info_addf(b, "mem_not_counted_for_evict:0\r\nmem_replication_backlog:0\r\n"
+                 "mem_clients_slaves:0\r\nmem_aof_buffer:0\r\n");
     info_addf(b, "mem_allocator:libc\r\n");
+    info_addf(b, "active_defrag_running:0\r\n");
     info_addf(b, "lazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n");
 }
 
 static void info_persistence(struct info_buf *b, struct cmd_call *c)
 {
     info_addf(b, "loading:0\r\nasync_loading:0\r\n");
+    info_addf(b, "current_cow_peak:0\r\ncurrent_cow_size:0\r\ncurrent_cow_size_age:0\r\n"
+                 "current_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
+                 "current_save_keys_total:0\r\n");
     info_addf(b, "rdb_changes_since_last_save:0\r\nrdb_bgsave_in_progress:0\r\n");
     info_addf(b, "rdb_last_save_time:%lld\r\n", (long long)(c->srv->start_ms / 1000));
     info_addf(b, "rdb_last_bgsave_status:ok\r\nrdb_last_bgsave_time_sec:-1\r\n"
@@ -260,6 +267,11 @@ static void info_stats(struct info_buf *b, struct cmd_call *c, const struct info
               (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses);
     info_addf(b, "pubsub_channels:0\r\npubsub_patterns:0\r\npubsubshard_channels:0\r\n");
     info_addf(b, "latest_fork_usec:0\r\ntotal_forks:0\r\n");
+    info_addf(b, "migrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n");
+    info_addf(b, "active_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\n"
+                 "active_defrag_key_misses:0\r\n");
+    info_addf(b, "tracking_total_keys:0\r\ntracking_total_items:0\r\n"
+                 "tracking_total_prefixes:0\r\n");
 }
 
 static void info_replication(struct info_buf *b, struct cmd_call *c, const struct info_data *d)
