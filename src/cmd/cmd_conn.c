@@ -148,7 +148,7 @@ static void cmd_hello(struct cmd_call *c)
     }
     if (!(c->cl->flags & CMD_CLIENT_AUTHED)) {
         cmd_reply_err(c, "NOAUTH HELLO must be called with the client already authenticated, "
-                         "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to "
+                         "otherwise the HELLO AUTH <user> <pass> option can be used to "
                          "authenticate the client and select the RESP protocol version at the "
                          "same time");
         return;

@@ -807,7 +807,8 @@ static void keys_object_encoding(struct cmd_call *c)
         cmd_reply_status(c, st);
         return;
     }
-    resp_write_cstr(c->out, len <= KEYS_EMBSTR_MAX ? "embstr" : "raw");
+    resp_write_cstr(c->out,
+                    len <= KEYS_EMBSTR_MAX && !store_entry_is_raw(e) ? "embstr" : "raw");
 }
 
 static void keys_object_freq(struct cmd_call *c)

@@ -518,15 +518,15 @@ void cmd_reply_value(struct cmd_call *c, const struct store_entry *e, const stru
     resp_out_commit(c->out, (size_t)hl + got + 2);
 }
 
-int cmd_value_set_db(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
-                     size_t len, int64_t expire_ms)
+int cmd_value_store(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
+                    size_t len, int64_t expire_ms, unsigned opts)
 {
     struct store_shard *s = cmd_shard(c, key->p, key->len);
     long long v;
     size_t stored_len = 0;
     int st;
 
-    if (len <= 20 && cmd_parse_ll(p, len, &v)) {
+    if (!(opts & CMD_VALUE_RAW) && len <= 20 && cmd_parse_ll(p, len, &v)) {
         return store_set_int(s, db, key->p, key->len, v, expire_ms, c->now_ms);
     }
     if ((long long)len > c->srv->settings.proto_max_bulk_len &&
@@ -542,12 +542,19 @@ int cmd_value_set_db(struct cmd_call *c, int db, const struct resp_slice *key, c
     if (st != TERSE_OK) {
         return st;
     }
-    st = store_set_str(s, db, key->p, key->len, c->srv->scratch2, stored_len, expire_ms, c->now_ms);
+    st = store_set_str_flags(s, db, key->p, key->len, c->srv->scratch2, stored_len, expire_ms,
+                             c->now_ms, (opts & CMD_VALUE_RAW) ? (unsigned)STORE_SET_RAW : 0u);
     if (st == TERSE_OK) {
         c->srv->stats.orig_value_bytes += len;
         c->srv->stats.stored_value_bytes += stored_len;
     }
     return st;
+}
+
+int cmd_value_set_db(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
+                     size_t len, int64_t expire_ms)
+{
+    return cmd_value_store(c, db, key, p, len, expire_ms, 0);
 }
 
 int cmd_value_set(struct cmd_call *c, const struct resp_slice *key, const uint8_t *p, size_t len,

@@ -91,6 +91,13 @@ int cmd_value_set(struct cmd_call *c, const struct resp_slice *key, const uint8_
 int cmd_value_set_db(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
                      size_t len, int64_t expire_ms);
 
+/* cmd_value_set_db with options: CMD_VALUE_RAW keeps the bytes a string even when they look
+ * like an integer, and marks it "raw" for OBJECT ENCODING (APPEND, SETRANGE: Redis turns the
+ * value into a raw string). Encodes into scratch2, so p must not point into scratch2. */
+#define CMD_VALUE_RAW 1u
+int cmd_value_store(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
+                    size_t len, int64_t expire_ms, unsigned opts);
+
 /* Grows the server's scratch (or scratch2) to at least n bytes. TERSE_OK or TERSE_ENOMEM.
  * Callers must not hold a pointer from cmd_value_get across a scratch_reserve. */
 int cmd_scratch_reserve(struct cmd_server *srv, size_t n);

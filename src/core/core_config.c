@@ -711,7 +711,22 @@ static int load_text(struct core_config *c, const char *text, size_t len, const 
             return TERSE_ECONFIG;
         }
         why[0] = '\0';
-        rc = opt_apply(c, o, w.n - 1, w.v + 1, &s, why, sizeof why);
+        if ((o->kind == KIND_BIND || o->kind == KIND_SAVE || o->kind == KIND_OBUF) && w.n == 2 &&
+            w.v[1][0] != '\0') {
+            /* A multi-word option given as one quoted word ("normal 1mb 512kb 0", as a
+             * command line passes it) is split again, as Redis does for such options. */
+            struct words inner;
+            rc = words_split(w.v[1], strlen(w.v[1]), &inner);
+            if (rc == TERSE_OK) {
+                rc = opt_apply(c, o, inner.n, inner.v, &s, why, sizeof why);
+                words_release(&inner);
+            } else if (rc != TERSE_ENOMEM) {
+                err_fmt(why, sizeof why, "Unbalanced quotes in configuration line");
+                rc = TERSE_ECONFIG;
+            }
+        } else {
+            rc = opt_apply(c, o, w.n - 1, w.v + 1, &s, why, sizeof why);
+        }
         words_release(&w);
         if (rc != TERSE_OK) {
             line_err(err, err_cap, origin, cmdline, lineno, line, line_len, why);

@@ -183,7 +183,7 @@ struct store_entry *store_lookup(struct store_shard *s, int db, const void *key,
 
 static int store_set(struct store_shard *s, int db, const void *key, size_t klen,
                      enum store_enc enc, const void *val, size_t vlen, int64_t expire_ms,
-                     int64_t now_ms)
+                     int64_t now_ms, unsigned flags)
 {
     struct store_db *d = store_db_get(s, db);
     struct store_entry **link;
@@ -211,6 +211,9 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
         if (need <= have && have - need <= need / 4 + 16) {
             account_sub(s, d, old);
             store_entry_rewrite(old, enc, val, (uint32_t)vlen, expire_ms);
+            if (flags & STORE_SET_RAW) {
+                old->meta |= STORE_META_RAW;
+            }
             store_account_add(s, d, old);
             old->clock = (old->clock & ~STORE_LRU_MAX) | store_clock_lru(now_ms);
             return TERSE_OK;
@@ -219,6 +222,9 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     e = store_entry_make(key, (uint32_t)klen, enc, val, (uint32_t)vlen, expire_ms, now_ms);
     if (e == NULL) {
         return TERSE_ENOMEM;
+    }
+    if (flags & STORE_SET_RAW) {
+        e->meta |= STORE_META_RAW;
     }
     if (old != NULL) {
         /* An overwrite keeps the LFU history (as Redis does) and counts as an access. */
@@ -240,19 +246,32 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     return TERSE_OK;
 }
 
-int store_set_str(struct store_shard *s, int db, const void *key, size_t klen, const void *stored,
-                  size_t stored_len, int64_t expire_ms, int64_t now_ms)
+int store_set_str_flags(struct store_shard *s, int db, const void *key, size_t klen,
+                        const void *stored, size_t stored_len, int64_t expire_ms, int64_t now_ms,
+                        unsigned flags)
 {
     if (stored == NULL && stored_len > 0) {
         return TERSE_EINVAL;
     }
-    return store_set(s, db, key, klen, STORE_ENC_STR, stored, stored_len, expire_ms, now_ms);
+    return store_set(s, db, key, klen, STORE_ENC_STR, stored, stored_len, expire_ms, now_ms,
+                     flags);
+}
+
+int store_set_str(struct store_shard *s, int db, const void *key, size_t klen, const void *stored,
+                  size_t stored_len, int64_t expire_ms, int64_t now_ms)
+{
+    return store_set_str_flags(s, db, key, klen, stored, stored_len, expire_ms, now_ms, 0);
+}
+
+int store_entry_is_raw(const struct store_entry *e)
+{
+    return (e->meta & STORE_META_RAW) != 0;
 }
 
 int store_set_int(struct store_shard *s, int db, const void *key, size_t klen, int64_t v,
                   int64_t expire_ms, int64_t now_ms)
 {
-    return store_set(s, db, key, klen, STORE_ENC_INT, &v, sizeof(v), expire_ms, now_ms);
+    return store_set(s, db, key, klen, STORE_ENC_INT, &v, sizeof(v), expire_ms, now_ms, 0);
 }
 
 /* ---- delete and expiry ---- */

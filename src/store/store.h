@@ -98,6 +98,16 @@ size_t store_entry_mem(const struct store_entry *e);
  */
 int store_set_str(struct store_shard *s, int db, const void *key, size_t klen, const void *stored,
                   size_t stored_len, int64_t expire_ms, int64_t now_ms);
+/* Flags of store_set_str_flags. */
+enum store_set_flags {
+    STORE_SET_RAW = 1 /* modified in place (APPEND, SETRANGE): store_entry_is_raw() is 1 */
+};
+/* store_set_str with flags; a later write without STORE_SET_RAW clears the mark. */
+int store_set_str_flags(struct store_shard *s, int db, const void *key, size_t klen,
+                        const void *stored, size_t stored_len, int64_t expire_ms, int64_t now_ms,
+                        unsigned flags);
+/* 1 when the string was last written with STORE_SET_RAW (OBJECT ENCODING "raw"). */
+int store_entry_is_raw(const struct store_entry *e);
 /* Same, for an integer-encoded string. */
 int store_set_int(struct store_shard *s, int db, const void *key, size_t klen, int64_t v,
                   int64_t expire_ms, int64_t now_ms);

@@ -16,7 +16,8 @@
  *   vlen     value bytes: the stored length of a STORE_ENC_STR value, 8 for STORE_ENC_INT
  *   clock    low 24 bits: LRU clock in seconds (mod 2^24); high 8 bits: LFU log counter
  *   ldt      LFU last decrement time, minutes mod 2^16
- *   meta     bits 0-3 type, bits 4-5 encoding, bit 6 "has expiry"
+ *   meta     bits 0-3 type, bits 4-5 encoding, bit 6 "has expiry", bit 7 "raw" (modified
+ *            in place by APPEND/SETRANGE, which Redis always reports as encoding "raw")
  *   data     the optional expiry (unaligned-safe: always read with memcpy), then the key,
  *            then the value (an int64 in host order for ENC_INT, codec stored bytes for ENC_STR)
  *
@@ -43,6 +44,7 @@
 #define STORE_META_ENC_SHIFT 4
 #define STORE_META_ENC_MASK 0x30u
 #define STORE_META_EXPIRE 0x40u
+#define STORE_META_RAW 0x80u /* string written by APPEND/SETRANGE: OBJECT ENCODING "raw" */
 
 #define STORE_LRU_BITS 24
 #define STORE_LRU_MAX ((1u << STORE_LRU_BITS) - 1)
