@@ -49,7 +49,7 @@ struct resp_slice {
 #define RESP_INLINE_MAX (64 * 1024)               /* PROTO_INLINE_MAX_SIZE */
 #define RESP_MBULK_BIG_ARG (32 * 1024)            /* PROTO_MBULK_BIG_ARG */
 #define RESP_DEFAULT_MAX_BULK (512LL * 1024 * 1024) /* proto-max-bulk-len */
-#define RESP_MAX_MULTIBULK (1024LL * 1024 * 1024) /* count above this: invalid (INT_MAX in 7.0) */
+#define RESP_MAX_MULTIBULK 2147483647LL /* count above this: invalid (INT_MAX, as Redis 7.0) */
 
 struct resp_limits {
     long long max_bulk_len;      /* proto-max-bulk-len, bytes */
@@ -98,7 +98,7 @@ void resp_request_deinit(struct resp_request *r);
  * Does not allocate except to grow argv (and ibuf, see above).
  * buf is borrowed (argv slices point into it); len may be 0. lim is borrowed; NULL means
  * { RESP_DEFAULT_MAX_BULK, RESP_MAX_MULTIBULK }. A count above lim->max_multibulk_len is
- * "invalid multibulk length" (Redis 7.0 uses INT_MAX there), a bulk length above
+ * "invalid multibulk length" (Redis 7.0: above INT_MAX), a bulk length above
  * lim->max_bulk_len is "invalid bulk length". After TERSE_ENOMEM the request is unchanged
  * (argc 0) and the same call may be retried.
  */
