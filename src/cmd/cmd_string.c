@@ -1,10 +1,10 @@
 /*
  * cmd_string: the string command family (GET, SET and its variants, MGET/MSET, APPEND,
- * STRLEN, GETRANGE/SETRANGE, the INCR family, LCS) with Redis 7.0's syntax, replies and
- * error texts.
+ * STRLEN, GETRANGE/SETRANGE, the INCR family; LCS's algorithm is in cmd_lcs.c) with Redis
+ * 7.0's syntax, replies and error texts.
  *
  * A string entry is either an int64 (STORE_ENC_INT) or the codec's stored form
- * (STORE_ENC_STR, possibly compressed). LCS lives in cmd_lcs.c. Whole-value reads decode straight into the reply
+ * (STORE_ENC_STR, possibly compressed). Whole-value reads decode straight into the reply
  * (cmd_reply_value). Commands that edit a value decode it into the server's scratch buffer,
  * edit it in place there and hand it to cmd_value_set, which re-encodes it into scratch2:
  *
@@ -18,8 +18,7 @@
  * - A command that replies an error changes nothing: every check runs before the first write.
  * - A value that fails its checksum is never replied nor rewritten; the command replies the
  *   CORRUPT error (counted once, through cmd_reply_corrupt) and leaves the key as it is.
- * - Steady state allocates nothing: the scratch buffers are reused. Only LCS borrows its
- *   dynamic-programming table from the server allocator, for the length of the command.
+ * - Steady state allocates nothing: the scratch buffers are reused.
  * - Keys are reached through cmd_shard() only; the db is the client's.
  */
 #include "cmd/cmd.h"
