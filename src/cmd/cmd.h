@@ -141,6 +141,9 @@ struct cmd_server {
  * before and keeps them alive. TERSE_OK or TERSE_ENOMEM. */
 int cmd_server_init(struct cmd_server *srv);
 void cmd_server_deinit(struct cmd_server *srv);
+/* Frees scratch buffers larger than keep bytes (from cron: a one-off huge value does not pin
+ * its memory). */
+void cmd_server_trim(struct cmd_server *srv, size_t keep);
 
 void cmd_client_init(struct cmd_server *srv, struct cmd_client *cl);
 void cmd_client_deinit(struct cmd_server *srv, struct cmd_client *cl);

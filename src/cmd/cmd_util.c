@@ -82,7 +82,8 @@ int cmd_parse_ld(const uint8_t *p, size_t len, long double *out)
     char *end = NULL;
     long double v;
 
-    if (len == 0 || len >= sizeof(buf)) {
+    /* An embedded NUL would end strtold early; Redis refuses such a value. */
+    if (len == 0 || len >= sizeof(buf) || memchr(p, '\0', len) != NULL) {
         return 0;
     }
     memcpy(buf, p, len);
@@ -410,6 +411,20 @@ static int scratch_grow(struct cmd_server *srv, uint8_t **p, size_t *cap, size_t
     return TERSE_OK;
 }
 
+void cmd_server_trim(struct cmd_server *srv, size_t keep)
+{
+    if (srv->scratch_cap > keep) {
+        srv->alloc.free(srv->alloc.opaque, srv->scratch);
+        srv->scratch = NULL;
+        srv->scratch_cap = 0;
+    }
+    if (srv->scratch2_cap > keep) {
+        srv->alloc.free(srv->alloc.opaque, srv->scratch2);
+        srv->scratch2 = NULL;
+        srv->scratch2_cap = 0;
+    }
+}
+
 int cmd_scratch_reserve(struct cmd_server *srv, size_t n)
 {
     return scratch_grow(srv, &srv->scratch, &srv->scratch_cap, n);
@@ -464,7 +479,6 @@ int cmd_value_get(struct cmd_call *c, const struct store_entry *e, const uint8_t
     p = store_entry_val(e, &n);
     st = codec_value_info(p, n, &info);
     if (st != TERSE_OK) {
-        c->srv->stats.corrupt_values++;
         return st;
     }
     st = cmd_scratch_reserve(c->srv, info.orig_len + 1);
@@ -472,9 +486,6 @@ int cmd_value_get(struct cmd_call *c, const struct store_entry *e, const uint8_t
         return st;
     }
     st = codec_value_decode(c->srv->codec, p, n, c->srv->scratch, c->srv->scratch_cap, len);
-    if (st == TERSE_ECORRUPT) {
-        c->srv->stats.corrupt_values++;
-    }
     if (st != TERSE_OK) {
         return st;
     }

@@ -70,14 +70,19 @@ int cmd_value_len(struct cmd_call *c, const struct store_entry *e, size_t *len);
 
 /*
  * Decodes a string entry into the server's scratch buffer (or formats its integer).
- * *p is valid until the next cmd_value_* call. TERSE_OK, TERSE_ENOMEM, TERSE_ECORRUPT.
+ * *p is valid until the next cmd_value_* call or scratch reserve. TERSE_OK, TERSE_ENOMEM,
+ * TERSE_ECORRUPT (not counted here: the caller replies with cmd_reply_corrupt, which counts).
+ * The caller may compose a new value in scratch and hand it to cmd_value_set, which encodes
+ * into scratch2; reserving scratch never disturbs scratch2 and the other way round.
  */
 int cmd_value_get(struct cmd_call *c, const struct store_entry *e, const uint8_t **p,
                   size_t *len);
 
 /*
  * Replies the value of a string entry as a bulk string, decoding straight into the output
- * buffer. On corruption, replies the CORRUPT error instead (nothing of the value is sent).
+ * buffer. On corruption, replies the CORRUPT error instead (nothing of the value is sent); the
+ * reply starts with '-' exactly then. A handler may truncate out->len back to a mark it saved
+ * before, to withdraw a reply it has not finished.
  */
 void cmd_reply_value(struct cmd_call *c, const struct store_entry *e, const struct resp_slice *key);
 
@@ -101,6 +106,7 @@ int cmd_value_store(struct cmd_call *c, int db, const struct resp_slice *key, co
 /* Grows the server's scratch (or scratch2) to at least n bytes. TERSE_OK or TERSE_ENOMEM.
  * Callers must not hold a pointer from cmd_value_get across a scratch_reserve. */
 int cmd_scratch_reserve(struct cmd_server *srv, size_t n);
+
 int cmd_scratch2_reserve(struct cmd_server *srv, size_t n);
 
 #endif /* TERSE_CMD_UTIL_H */

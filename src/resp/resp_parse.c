@@ -28,6 +28,8 @@
 
 static const char RESP_ERR_MBULK_LEN[] = "Protocol error: invalid multibulk length";
 static const char RESP_ERR_BULK_LEN[] = "Protocol error: invalid bulk length";
+static const char RESP_ERR_UNAUTH_MBULK[] = "Protocol error: unauthenticated multibulk length";
+static const char RESP_ERR_UNAUTH_BULK[] = "Protocol error: unauthenticated bulk length";
 static const char RESP_ERR_MBULK_BIG[] = "Protocol error: too big mbulk count string";
 static const char RESP_ERR_BULK_BIG[] = "Protocol error: too big bulk count string";
 static const char RESP_ERR_INLINE_BIG[] = "Protocol error: too big inline request";
@@ -200,6 +202,9 @@ static int resp_parse_multibulk(struct resp_request *r, const uint8_t *buf, size
     if (!resp_str_to_ll(buf + 1, cr - 1, &count) || count > lim->max_multibulk_len) {
         return resp_fail(r, RESP_ERR_MBULK_LEN);
     }
+    if (lim->unauthenticated && count > RESP_UNAUTH_MBULK_MAX) {
+        return resp_fail(r, RESP_ERR_UNAUTH_MBULK);
+    }
     pos = cr + 2;
     r->argc = 0;
     for (i = 0; i < count; i++) {
@@ -232,6 +237,9 @@ static int resp_parse_multibulk(struct resp_request *r, const uint8_t *buf, size
         if (!resp_str_to_ll(buf + pos + 1, cr - 1, &blen) || blen < 0 ||
             blen > lim->max_bulk_len) {
             return resp_fail(r, RESP_ERR_BULK_LEN);
+        }
+        if (lim->unauthenticated && blen > RESP_UNAUTH_BULK_MAX) {
+            return resp_fail(r, RESP_ERR_UNAUTH_BULK);
         }
         pos += cr + 2;
         avail = len - pos;
@@ -481,7 +489,7 @@ static int resp_parse_inline(struct resp_request *r, const uint8_t *buf, size_t 
 int resp_parse_request(struct resp_request *r, const uint8_t *buf, size_t len,
                        const struct resp_limits *lim, size_t *consumed)
 {
-    static const struct resp_limits defaults = { RESP_DEFAULT_MAX_BULK, RESP_MAX_MULTIBULK };
+    static const struct resp_limits defaults = {RESP_DEFAULT_MAX_BULK, RESP_MAX_MULTIBULK, 0};
     int rc;
 
     *consumed = 0;

@@ -54,7 +54,13 @@ struct resp_slice {
 struct resp_limits {
     long long max_bulk_len;      /* proto-max-bulk-len, bytes */
     long long max_multibulk_len; /* largest accepted element count */
+    /* Nonzero while the client has not authenticated (requirepass set): Redis 7.0 then
+     * refuses counts above RESP_UNAUTH_MBULK_MAX and bulks above RESP_UNAUTH_BULK_MAX. */
+    int unauthenticated;
 };
+
+#define RESP_UNAUTH_MBULK_MAX 10
+#define RESP_UNAUTH_BULK_MAX 16384
 
 struct resp_request {
     struct resp_slice *argv; /* owned by the request; grown via realloc_fn, freed by deinit */

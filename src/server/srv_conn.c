@@ -205,6 +205,7 @@ static int process_input(struct srv *s, struct srv_client *c)
     while (core_buf_pending(&c->conn.in) > 0 &&
            !(c->cmd.flags & (CMD_CLIENT_CLOSE_AFTER_REPLY | CMD_CLIENT_CLOSE_ASAP))) {
         size_t used = 0;
+        lim.unauthenticated = !(c->cmd.flags & CMD_CLIENT_AUTHED);
         int st = resp_parse_request(&c->req, c->conn.in.p + c->conn.in.off,
                                     core_buf_pending(&c->conn.in), &lim, &used);
         if (st == TERSE_MORE) {

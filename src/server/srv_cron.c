@@ -9,6 +9,7 @@
 #include "store/store.h"
 
 #define CRON_REHASH_STEPS 100 /* buckets moved per database per run */
+#define CRON_SCRATCH_KEEP (1024 * 1024) /* command scratch above this is released */
 
 static uint64_t mono_us(void)
 {
@@ -45,4 +46,5 @@ void srv_cron(struct srv *s)
         store_rehash_step(s->shard, CRON_REHASH_STEPS);
     }
     srv_clients_sweep(s, now);
+    cmd_server_trim(&s->cmd, CRON_SCRATCH_KEEP);
 }
