@@ -145,4 +145,7 @@ bench: $(SERVER)
 clean:
 	rm -rf build
 
+# Rules of one area each (libterse packaging, instruction budgets, ...), kept beside this file.
+include $(sort $(wildcard mk/*.mk))
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
