@@ -198,12 +198,44 @@ size_t store_active_expire(struct store_shard *s, int64_t now_ms, uint64_t time_
  * (a shrink's new table); failures are ignored. */
 void store_rehash_step(struct store_shard *s, int n);
 
+/* ---- eviction ------------------------------------------------------------------------------ */
+
+enum store_evict_policy {
+    STORE_EVICT_LRU = 0,    /* least recently used (approximated by sampling, as Redis) */
+    STORE_EVICT_LFU = 1,    /* least frequently used (Redis's logarithmic counter) */
+    STORE_EVICT_RANDOM = 2, /* any key */
+    STORE_EVICT_TTL = 3     /* soonest expiry (volatile only) */
+};
+
+struct store_evict_opts {
+    enum store_evict_policy policy;
+    int volatile_only;  /* 1: only keys with an expiry (volatile-*), 0: all keys (allkeys-*) */
+    int samples;        /* maxmemory-samples: keys sampled per pick, >= 1 */
+    int lfu_log_factor; /* lfu-log-factor */
+    int lfu_decay_time; /* lfu-decay-time, minutes */
+};
+
+/*
+ * Evicts keys, best candidates first as the policy ranks them (sampled, with a pool of good
+ * candidates kept across calls as Redis's evictionPoolPopulate does), until at least `bytes`
+ * of store memory (entries and index) has been released or no candidate is left.
+ * *n_evicted receives the number of keys deleted. Returns the bytes released. Bounded: stops
+ * after max_keys deletions (0 = no limit) so a caller can spread a large eviction over steps.
+ */
+size_t store_evict(struct store_shard *s, const struct store_evict_opts *o, size_t bytes,
+                   size_t max_keys, int64_t now_ms, size_t *n_evicted);
+
+/* Bytes the store would need to hold one more key of klen bytes with a stored value of
+ * vlen bytes and (has_expire) an expiry: the admission estimate for a write. */
+size_t store_cost(size_t klen, size_t vlen, int has_expire);
+
 struct store_stats {
     uint64_t expired_keys;  /* deleted because of their expiry, lazily or actively */
     uint64_t n_keys;        /* over all dbs */
     uint64_t entry_bytes;   /* usable bytes of all entries */
     uint64_t index_bytes;   /* usable bytes of the index tables (both during a rehash) */
     uint64_t value_bytes;   /* stored bytes of string values (after compression) */
+    uint64_t evicted_keys;  /* deleted by store_evict, ever */
 };
 void store_stats_get(const struct store_shard *s, struct store_stats *out);
 
