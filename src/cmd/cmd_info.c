@@ -18,6 +18,8 @@
  *   corrupt_values                              values that failed their checksum on read
  *   dataset_keys, dataset_value_bytes           live keys and the stored bytes of their values
  *   index_bytes, entry_bytes                    the store's memory for its index and entries
+ *   allocator_allocs, allocator_frees           allocator calls ever (a warm request loop
+ *                                               must not move them)
  *
  * Fields terse has no counterpart for (replication, AOF, forks, modules) carry the values a
  * standalone Redis without persistence reports. The text is built in the server's scratch
@@ -327,6 +329,8 @@ static void info_terse(struct info_buf *b, struct cmd_call *c, const struct info
               (unsigned long long)d->st.n_keys, (unsigned long long)d->st.value_bytes);
     info_addf(b, "index_bytes:%llu\r\nentry_bytes:%llu\r\n", (unsigned long long)d->st.index_bytes,
               (unsigned long long)d->st.entry_bytes);
+    info_addf(b, "allocator_allocs:%llu\r\nallocator_frees:%llu\r\n",
+              (unsigned long long)d->si.n_alloc, (unsigned long long)d->si.n_free);
 }
 
 static void info_section(struct info_buf *b, struct cmd_call *c, const struct info_data *d,
