@@ -90,7 +90,7 @@ struct want {
 /* check_ok's `used` when the command is the whole input. */
 #define ALL 0
 
-static const struct resp_limits t_lim = { RESP_DEFAULT_MAX_BULK, RESP_MAX_MULTIBULK };
+static const struct resp_limits t_lim = { RESP_DEFAULT_MAX_BULK, RESP_MAX_MULTIBULK, 0 };
 
 /* Parses in[0..n) copied into an exact-size block; the block is returned for slice checks. */
 static int parse_copy(struct resp_request *r, const char *in, size_t n,
@@ -224,6 +224,19 @@ static void check_more(struct resp_request *r, const char *in, size_t n, size_t 
     assert_int_equal(r->need, need);
 }
 
+/* in[0..n) is incomplete under lim (need not checked). */
+static void check_more_lim(struct resp_request *r, const char *in, size_t n,
+                           const struct resp_limits *lim)
+{
+    size_t consumed = 99;
+    uint8_t *b;
+    int rc = parse_copy(r, in, n, lim, &consumed, &b);
+
+    free(b);
+    assert_int_equal(rc, TERSE_MORE);
+    assert_int_equal(consumed, 0);
+}
+
 /*
  * A connection that receives in[0..n) one byte at a time and parses after every byte.
  * Returns the number of commands parsed; each command's args are joined as "a|b|c" into out
@@ -320,7 +333,7 @@ static void test_mbulk_unchecked_crlf(void **state)
 
 static void test_mbulk_count_at_limit(void **state)
 {
-    struct resp_limits lim = { RESP_DEFAULT_MAX_BULK, 3 };
+    struct resp_limits lim = { RESP_DEFAULT_MAX_BULK, 3, 0 };
     static const struct want w[] = { W("a"), W("b"), W("c") };
 
     check_ok_lim(*state, IN("*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n"), 25, w, 3, 1, &lim);
@@ -332,7 +345,7 @@ static void test_mbulk_count_at_limit(void **state)
 
 static void test_mbulk_bulk_at_limit(void **state)
 {
-    struct resp_limits lim = { 4, RESP_MAX_MULTIBULK };
+    struct resp_limits lim = { 4, RESP_MAX_MULTIBULK, 0 };
     static const struct want w[] = { W("PING") };
 
     check_ok_lim(*state, IN("*1\r\n$4\r\nPING\r\n"), 14, w, 1, 1, &lim);
@@ -343,10 +356,25 @@ static void test_mbulk_bulk_at_limit(void **state)
     check_err(*state, IN("*1\r\n$536870913\r\n"), "Protocol error: invalid bulk length");
 }
 
+/* Before AUTH (requirepass set) Redis 7.0.15 accepts at most 10 arguments of 16 KiB each. */
+static void test_unauthenticated_limits(void **state)
+{
+    struct resp_limits lim = { RESP_DEFAULT_MAX_BULK, RESP_MAX_MULTIBULK, 1 };
+    static const struct want w[] = { W("AUTH"), W("pw") };
+
+    check_ok_lim(*state, IN("*2\r\n$4\r\nAUTH\r\n$2\r\npw\r\n"), 22, w, 2, 1, &lim);
+    check_more_lim(*state, IN("*10\r\n"), &lim);
+    check_err_lim(*state, IN("*11\r\n"), "Protocol error: unauthenticated multibulk length",
+                  &lim);
+    check_more_lim(*state, IN("*1\r\n$16384\r\n"), &lim);
+    check_err_lim(*state, IN("*1\r\n$16385\r\n"), "Protocol error: unauthenticated bulk length",
+                  &lim);
+}
+
 static void test_mbulk_need(void **state)
 {
     struct resp_request *r = *state;
-    struct resp_limits lim = { LLONG_MAX, RESP_MAX_MULTIBULK };
+    struct resp_limits lim = { LLONG_MAX, RESP_MAX_MULTIBULK, 0 };
     size_t consumed;
     uint8_t *b;
 
@@ -836,6 +864,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mbulk_unchecked_crlf, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mbulk_count_at_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mbulk_bulk_at_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unauthenticated_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mbulk_need, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mbulk_lim_null, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mbulk_bad_count, setup, teardown),
