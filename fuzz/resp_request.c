@@ -208,7 +208,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct resp_request req;
     static struct resp_request back;
     static int ready;
-    static const struct resp_limits tiny = { 64, 8 };
+    static const struct resp_limits tiny = { 64, 8, 0 };
 
     if (!ready) {
         resp_request_init(&req, NULL, NULL);
