@@ -43,6 +43,23 @@ def workdir(tmp_path_factory):
     return str(tmp_path_factory.mktemp("servers"))
 
 
+SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+
+
+def _stop_checked(server):
+    """Stops a server under test and fails if it did not exit cleanly: a non-zero status after
+    SIGTERM, or a sanitizer report in its log (the ASan build of make test relies on this)."""
+    rc = server.stop()
+    if h.is_redis(server.binary):
+        return
+    log = server.log_tail(1 << 20)
+    found = [m for m in SANITIZER_MARKS if m in log]
+    if found or rc != 0:
+        pytest.fail("%s exited with status %s%s; log tail:\n%s"
+                    % (server.name, rc, " and a sanitizer report" if found else "",
+                       server.log_tail()), pytrace=False)
+
+
 def _start(binary, workdir, name, extra=(), config_file=None):
     try:
         return h.Server(binary, os.path.join(workdir, name), extra, config_file, name).start()
@@ -54,7 +71,7 @@ def _start(binary, workdir, name, extra=(), config_file=None):
 def terse_server(terse_binary, workdir):
     s = _start(terse_binary, workdir, "terse")
     yield s
-    s.stop()
+    _stop_checked(s)
 
 
 @pytest.fixture(scope="session")
@@ -127,7 +144,10 @@ def spawn(workdir, terse_binary, oracle_binary, request):
 
     yield _spawn
     for s in started:
-        s.stop()
+        if s.proc is not None and s.alive():
+            _stop_checked(s)
+        else:
+            s.stop()
 
 
 # python3-redis in Debian 12 is 4.3.4, which has no RESP3 (protocol=3 came with redis-py 5.0),
