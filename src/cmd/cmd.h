@@ -89,6 +89,9 @@ struct cmd_hooks {
     int (*shutdown)(void *srv, unsigned flags);
     /* Log a line at warning level. */
     void (*log_warning)(void *srv, const char *msg);
+    /* Bytes the server holds now (INFO used_memory), cheap enough to call per command: the
+     * maxmemory admission check reads it. NULL: no accounting, no admission check. */
+    uint64_t (*mem_used)(void *srv);
 };
 
 enum cmd_shutdown_flags { CMD_SHUTDOWN_NOSAVE = 1, CMD_SHUTDOWN_SAVE = 2, CMD_SHUTDOWN_NOW = 4,
@@ -105,6 +108,10 @@ struct cmd_settings {
     const char *maxmemory_policy; /* the policy's name, e.g. "noeviction", "allkeys-lfu" */
     int lfu_log_factor;
     int lfu_decay_time;        /* minutes */
+    uint64_t maxmemory;        /* bytes; 0: no limit */
+    int maxmemory_eviction_tenacity; /* 0..100: time an admission may spend evicting */
+    int evict_enabled;         /* 0 under noeviction: a write that does not fit is refused */
+    struct store_evict_opts evict; /* policy, volatile_only, maxmemory-samples, lfu params */
     int active_expire;         /* 1: background expiry runs (DEBUG SET-ACTIVE-EXPIRE) */
     char run_id[41];           /* 40 hex chars, random per process start */
 };
@@ -115,6 +122,7 @@ struct cmd_stats {
     uint64_t corrupt_values;    /* values that failed verification on read */
     uint64_t orig_value_bytes;  /* original bytes of strings written (SET family) */
     uint64_t stored_value_bytes;/* their stored bytes */
+    uint64_t evicted_keys;      /* keys deleted to honour maxmemory (INFO stats) */
 };
 
 struct cmd_server {

@@ -142,6 +142,26 @@ static void hook_log_warning(void *arg, const char *msg)
     core_log(CORE_LOG_WARNING, "%s", msg);
 }
 
+static uint64_t hook_mem_used(void *arg)
+{
+    (void)arg;
+    return core_mem_used();
+}
+
+/* The store's eviction parameters for a maxmemory-policy (noeviction gives LRU, unused). */
+static void evict_opts(struct store_evict_opts *o, int policy)
+{
+    o->volatile_only = policy >= CORE_POLICY_VOLATILE_LRU && policy <= CORE_POLICY_VOLATILE_TTL;
+    switch (policy) {
+    case CORE_POLICY_VOLATILE_LFU:
+    case CORE_POLICY_ALLKEYS_LFU: o->policy = STORE_EVICT_LFU; break;
+    case CORE_POLICY_VOLATILE_RANDOM:
+    case CORE_POLICY_ALLKEYS_RANDOM: o->policy = STORE_EVICT_RANDOM; break;
+    case CORE_POLICY_VOLATILE_TTL: o->policy = STORE_EVICT_TTL; break;
+    default: o->policy = STORE_EVICT_LRU; break;
+    }
+}
+
 void srv_settings_sync(struct srv *s)
 {
     struct cmd_settings *st = &s->cmd.settings;
@@ -156,6 +176,13 @@ void srv_settings_sync(struct srv *s)
     st->maxmemory_policy = (p >= 0 && p < CORE_POLICY_COUNT) ? policy_names[p] : "noeviction";
     st->lfu_log_factor = (int)s->cfg.lfu_log_factor;
     st->lfu_decay_time = (int)s->cfg.lfu_decay_time;
+    st->maxmemory = s->cfg.maxmemory;
+    st->maxmemory_eviction_tenacity = (int)s->cfg.maxmemory_eviction_tenacity;
+    st->evict_enabled = p != CORE_POLICY_NOEVICTION;
+    evict_opts(&st->evict, p);
+    st->evict.samples = (int)s->cfg.maxmemory_samples;
+    st->evict.lfu_log_factor = st->lfu_log_factor;
+    st->evict.lfu_decay_time = st->lfu_decay_time;
     core_log_set_level((enum core_log_level)s->cfg.loglevel);
 }
 
@@ -173,4 +200,5 @@ void srv_hooks_install(struct srv *s)
     h->config_resetstat = hook_config_resetstat;
     h->shutdown = hook_shutdown;
     h->log_warning = hook_log_warning;
+    h->mem_used = hook_mem_used;
 }
