@@ -1,0 +1,29 @@
+# Corpus benchmark (issue 4, item 5): terse vs redis-server on the shared cache-value corpus.
+# Not part of `make test`. See bench/README.md.
+#
+#   make bench-memory            N=1000000 keys: bytes/key (RSS, used_memory), load and GET
+#                                throughput (uniform, Zipf 0.99), terse/redis ratios
+#   make bench-memory N=100000   a quick run
+#   make bench-evict             both servers at maxmemory 256mb, allkeys-lru: Zipf hit rates
+#
+# CORPUS_ARGS passes options through to bench/corpus_driver.py (e.g. CORPUS_ARGS="--rounds 7").
+
+N ?= 1000000
+CORPUS_ARGS ?=
+CORPUS_BENCH := $(BUILD)/bench/corpus_bench
+
+.PHONY: bench-memory bench-evict corpus-bench
+
+$(CORPUS_BENCH): bench/corpus_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g -D_GNU_SOURCE $(WARN) -o $@ $< -lhiredis -lpthread -lm
+
+corpus-bench: $(CORPUS_BENCH)
+
+bench-memory: $(SERVER) $(CORPUS_BENCH)
+	$(PYTHON) bench/corpus_driver.py --terse $(SERVER) --loader $(CORPUS_BENCH) \
+		--shared $(CURDIR)/../shared -n $(N) $(CORPUS_ARGS)
+
+bench-evict: $(SERVER) $(CORPUS_BENCH)
+	$(PYTHON) bench/corpus_driver.py --terse $(SERVER) --loader $(CORPUS_BENCH) \
+		--shared $(CURDIR)/../shared -n $(N) --evict $(CORPUS_ARGS)
