@@ -382,6 +382,7 @@ void store_stats_get(const struct store_shard *s, struct store_stats *out)
     out->entry_bytes = s->entry_bytes;
     out->index_bytes = s->index_bytes;
     out->value_bytes = s->value_bytes;
+    out->evicted_keys = s->evicted_keys;
 }
 
 size_t store_dbsize(const struct store_shard *s, int db)

@@ -219,8 +219,13 @@ struct store_evict_opts {
  * Evicts keys, best candidates first as the policy ranks them (sampled, with a pool of good
  * candidates kept across calls as Redis's evictionPoolPopulate does), until at least `bytes`
  * of store memory (entries and index) has been released or no candidate is left.
- * *n_evicted receives the number of keys deleted. Returns the bytes released. Bounded: stops
- * after max_keys deletions (0 = no limit) so a caller can spread a large eviction over steps.
+ * *n_evicted receives the number of keys evicted (also added to store_stats.evicted_keys).
+ * Returns the bytes released: exactly the decrease of entry_bytes + index_bytes (and of
+ * core_mem_used()). Bounded: stops after max_keys deletions (0 = no limit) so a caller can
+ * spread a large eviction over steps. A victim found already expired is deleted as expired
+ * (expired_keys, not n_evicted); its bytes count as released. Volatile policies (and TTL
+ * always) only consider keys with an expiry. Never allocates. Pointers to entries are invalid
+ * after it. samples is clamped to 1..64.
  */
 size_t store_evict(struct store_shard *s, const struct store_evict_opts *o, size_t bytes,
                    size_t max_keys, int64_t now_ms, size_t *n_evicted);

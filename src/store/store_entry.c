@@ -139,11 +139,21 @@ static uint32_t lfu_elapsed_min(uint16_t ldt, int64_t now_ms)
     return now >= ldt ? (uint32_t)(now - ldt) : 65535u - ldt + now;
 }
 
-static unsigned lfu_decayed(const struct store_entry *e, int64_t now_ms)
+unsigned store_entry_lfu_at(const struct store_entry *e, int64_t now_ms, int decay_min)
 {
     unsigned counter = e->clock >> STORE_LRU_BITS;
-    uint32_t periods = lfu_elapsed_min(e->ldt, now_ms) / STORE_LFU_DECAY_MIN;
+    uint32_t periods;
+
+    if (decay_min <= 0) {
+        return counter; /* lfu-decay-time 0: never decays, as Redis */
+    }
+    periods = lfu_elapsed_min(e->ldt, now_ms) / (uint32_t)decay_min;
     return periods >= counter ? 0 : counter - periods;
+}
+
+static unsigned lfu_decayed(const struct store_entry *e, int64_t now_ms)
+{
+    return store_entry_lfu_at(e, now_ms, STORE_LFU_DECAY_MIN);
 }
 
 static unsigned lfu_log_incr(struct store_shard *s, unsigned counter)

@@ -54,12 +54,34 @@ static const unsigned char *entry_keyp(const struct store_entry *e)
     return e->data + ((e->meta & STORE_META_EXPIRE) ? sizeof(int64_t) : 0);
 }
 
-static struct store_entry **chain_find(struct store_entry **link, const void *key, size_t klen)
+struct key_ref {
+    const void *key;
+    size_t klen;
+};
+
+static bool key_eq(const struct store_entry *e, void *arg)
 {
-    for (; *link != NULL; link = &(*link)->next) {
-        const struct store_entry *e = *link;
-        if (e->klen == klen && (klen == 0 || memcmp(entry_keyp(e), key, klen) == 0)) {
-            return link;
+    const struct key_ref *r = arg;
+    return e->klen == r->klen && (r->klen == 0 || memcmp(entry_keyp(e), r->key, r->klen) == 0);
+}
+
+struct store_entry **store_index_find_h(struct store_db *d, uint64_t h,
+                                        bool (*eq)(const struct store_entry *e, void *arg),
+                                        void *arg)
+{
+    if (d->n_keys == 0) {
+        return NULL;
+    }
+    for (int t = 0; t <= (db_rehashing(d) ? 1 : 0); t++) {
+        uint64_t b = h & (d->tab[t].size - 1);
+        if (t == 0 && db_rehashing(d) && b < (uint64_t)d->rehash_idx) {
+            continue; /* already moved to tab[1] */
+        }
+        for (struct store_entry **link = &d->tab[t].slot[b]; *link != NULL;
+             link = &(*link)->next) {
+            if (eq(*link, arg)) {
+                return link;
+            }
         }
     }
     return NULL;
@@ -68,24 +90,37 @@ static struct store_entry **chain_find(struct store_entry **link, const void *ke
 struct store_entry **store_index_find(const struct store_shard *s, struct store_db *d,
                                       const void *key, size_t klen)
 {
-    uint64_t h;
-    struct store_entry **link;
+    struct key_ref r = {key, klen};
 
     if (d->n_keys == 0) {
         return NULL;
     }
-    h = store_hash(s, key, klen);
-    for (int t = 0; t <= (db_rehashing(d) ? 1 : 0); t++) {
-        uint64_t b = h & (d->tab[t].size - 1);
-        if (t == 0 && db_rehashing(d) && b < (uint64_t)d->rehash_idx) {
-            continue; /* already moved to tab[1] */
-        }
-        link = chain_find(&d->tab[t].slot[b], key, klen);
-        if (link != NULL) {
-            return link;
+    return store_index_find_h(d, store_hash(s, key, klen), key_eq, &r);
+}
+
+size_t store_index_sample(struct store_shard *s, struct store_db *d, struct store_entry **out,
+                          size_t n, bool volatile_only, size_t max_buckets)
+{
+    uint64_t lo = db_rehashing(d) ? (uint64_t)d->rehash_idx : 0;
+    uint64_t span = d->tab[0].size + d->tab[1].size - lo;
+    uint64_t i;
+    size_t got = 0;
+
+    if (d->n_keys == 0 || span == 0 || (volatile_only && d->n_expires == 0)) {
+        return 0;
+    }
+    i = store_rng_next(s) % span;
+    for (uint64_t v = 0; v < span && v < max_buckets && got < n; v++, i = (i + 1) % span) {
+        uint64_t b = lo + i;
+        struct store_entry *e =
+            b < d->tab[0].size ? d->tab[0].slot[b] : d->tab[1].slot[b - d->tab[0].size];
+        for (; e != NULL && got < n; e = e->next) {
+            if (!volatile_only || (e->meta & STORE_META_EXPIRE)) {
+                out[got++] = e;
+            }
         }
     }
-    return NULL;
+    return got;
 }
 
 void store_index_link(const struct store_shard *s, struct store_db *d, struct store_entry *e)

@@ -81,6 +81,19 @@ struct store_db {
     uint64_t expire_cursor;    /* active-expiry scan cursor over this db */
 };
 
+/* One remembered eviction candidate (store_evict.c). The key is copied (up to
+ * STORE_EVICT_KEY_CAP bytes; a longer key is found again by its hash, length and prefix), so
+ * a candidate never points into an entry that may have been freed or moved since. */
+#define STORE_EVICT_POOL 16     /* candidates kept across calls, as Redis's EVPOOL_SIZE */
+#define STORE_EVICT_KEY_CAP 64  /* key bytes copied into a candidate */
+struct store_evict_cand {
+    uint64_t score; /* higher = better to evict; the pool is sorted ascending */
+    uint64_t hash;  /* store_hash of the whole key */
+    uint32_t klen;  /* the whole key's length */
+    int db;         /* database index */
+    uint8_t key[STORE_EVICT_KEY_CAP]; /* the first min(klen, cap) key bytes */
+};
+
 struct store_shard {
     struct store_db *db;    /* n_db of them */
     int n_db;               /* 1..STORE_DB_MAX */
@@ -92,6 +105,10 @@ struct store_shard {
     uint64_t entry_bytes;   /* sum of core_mem_usable() of entries */
     uint64_t index_bytes;   /* sum of core_mem_usable() of tables */
     uint64_t value_bytes;   /* sum of vlen of ENC_STR entries */
+    uint64_t evicted_keys;  /* see struct store_stats */
+    int evict_db_next;      /* db the next random eviction starts from */
+    int n_pool;             /* candidates in pool[0 .. n_pool-1], sorted by score */
+    struct store_evict_cand pool[STORE_EVICT_POOL];
 };
 
 /* ---- store_entry.c ---- */
@@ -113,6 +130,8 @@ unsigned char *store_entry_valp(struct store_entry *e);
 /* Sets the expiry of an entry that has room for it (has one already, or slack). */
 void store_entry_expire_put(struct store_entry *e, int64_t expire_ms);
 bool store_entry_expired(const struct store_entry *e, int64_t now_ms);
+/* LFU counter of e decayed to now_ms at one point per decay_min minutes (0: no decay). */
+unsigned store_entry_lfu_at(const struct store_entry *e, int64_t now_ms, int decay_min);
 void store_entry_touch(struct store_shard *s, struct store_entry *e, int64_t now_ms);
 uint32_t store_clock_lru(int64_t now_ms);
 uint16_t store_clock_ldt(int64_t now_ms);
@@ -124,6 +143,15 @@ uint64_t store_hash(const struct store_shard *s, const void *key, size_t klen);
 /* The link (bucket head or a predecessor's next) that points at key's entry, or NULL. */
 struct store_entry **store_index_find(const struct store_shard *s, struct store_db *d,
                                       const void *key, size_t klen);
+/* Like store_index_find for a precomputed hash h, matching entries with eq(e, arg). */
+struct store_entry **store_index_find_h(struct store_db *d, uint64_t h,
+                                        bool (*eq)(const struct store_entry *e, void *arg),
+                                        void *arg);
+/* Collects up to n entries (only ones with an expiry when volatile_only) from consecutive
+ * buckets starting at a random one, visiting at most max_buckets buckets; returns how many.
+ * The pointers are borrowed until the shard is next modified. */
+size_t store_index_sample(struct store_shard *s, struct store_db *d, struct store_entry **out,
+                          size_t n, bool volatile_only, size_t max_buckets);
 /* Links a new entry (key absent) into the table that takes inserts. */
 void store_index_link(const struct store_shard *s, struct store_db *d, struct store_entry *e);
 /* Before inserting one key: starts a grow if needed. TERSE_OK or TERSE_ENOMEM (only when the
