@@ -1,54 +1,28 @@
 /*
- * cmd_command: COMMAND, COMMAND COUNT|INFO|DOCS|LIST|GETKEYS|HELP, in Redis 7.0's shapes.
+ * cmd_command: COMMAND, COMMAND COUNT|INFO|DOCS|LIST|GETKEYS|GETKEYSANDFLAGS|HELP, in Redis
+ * 7.0's shapes, byte for byte.
  *
  * COMMAND INFO, per command, a 10-element array:
  *   name, arity, flags (set of status strings), first key, last key, key step,
- *   ACL categories (set of "+@cat"), tips (set), key specs (set), subcommands
+ *   ACL categories (set of "+@cat"), tips (set), key specs (set of maps), subcommands
  *   (array of the same 10-element arrays; an empty set when there are none).
- * terse's table rows carry no tips nor key specs, so those are empty; first/last/step carry
- * the key positions (what cluster clients read). COMMAND DOCS gives, per command, a map of
- * summary, since, group and, for containers, subcommands (a map of the same); RESP2 flattens
- * maps into arrays as Redis does. Names may be given as "container|sub".
+ * COMMAND DOCS, per command, a map: summary, since, group, complexity, doc_flags,
+ * deprecated_since, replaced_by, history, arguments, subcommands (each only when present).
+ * The table row gives name, arity, flags, key positions and ACL categories; the rest comes
+ * from cmd_meta (see cmd_describe.c; the row's summary/since/group without it). RESP2
+ * flattens maps and sets into arrays as Redis does. Names may be given as "container|sub".
  *
  * Commands come in the table's name order (Redis's order is its hash table's, i.e. none).
  */
 #include <string.h>
 #include <strings.h>
 
+#include "cmd/cmd_describe.h"
 #include "cmd/cmd_internal.h"
+#include "cmd/cmd_keyspec.h"
 #include "cmd/cmd_server.h"
 #include "cmd/cmd_util.h"
 
-/* Flag names in the order Redis 7.0's COMMAND INFO lists them. may_replicate, sentinel,
- * only_sentinel and protected are hidden there, so they are here. */
-static const struct {
-    uint32_t flag;
-    const char *name;
-} flag_names[] = {
-    {CMD_WRITE, "write"},
-    {CMD_READONLY, "readonly"},
-    {CMD_DENYOOM, "denyoom"},
-    {CMD_ADMIN, "admin"},
-    {CMD_PUBSUB, "pubsub"},
-    {CMD_NOSCRIPT, "noscript"},
-    {CMD_BLOCKING, "blocking"},
-    {CMD_LOADING, "loading"},
-    {CMD_STALE, "stale"},
-    {CMD_SKIP_MONITOR, "skip_monitor"},
-    {CMD_SKIP_SLOWLOG, "skip_slowlog"},
-    {CMD_FAST, "fast"},
-    {CMD_NO_AUTH, "no_auth"},
-    {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},
-    {CMD_NO_ASYNC_LOADING, "no_async_loading"},
-    {CMD_NO_MULTI, "no_multi"},
-    {CMD_MOVABLE_KEYS, "movablekeys"},
-    {CMD_ALLOW_BUSY, "allow_busy"},
-};
-
-#define N_FLAG_NAMES (sizeof(flag_names) / sizeof(flag_names[0]))
-
-/* Longest ACL category token written ("@sortedset" and the like are far shorter). */
-#define ACL_TOKEN_MAX 64
 
 static int name_eq(const uint8_t *p, size_t len, const char *name)
 {
@@ -77,110 +51,13 @@ static const struct cmd_def *lookup_full(const struct cmd_server *srv, const uin
     return NULL;
 }
 
-/* Calls fn for each space-separated token of an ACL string. Returns the count. */
-static size_t acl_each(const char *acl, void (*fn)(void *arg, const char *tok, size_t n),
-                       void *arg)
-{
-    size_t count = 0;
-
-    while (acl != NULL && *acl != '\0') {
-        size_t n;
-        while (*acl == ' ') {
-            acl++;
-        }
-        n = strcspn(acl, " ");
-        if (n > 0) {
-            if (fn != NULL) {
-                fn(arg, acl, n);
-            }
-            count++;
-        }
-        acl += n;
-    }
-    return count;
-}
-
-static void acl_write(void *arg, const char *tok, size_t n)
-{
-    char buf[ACL_TOKEN_MAX + 1];
-
-    if (n > ACL_TOKEN_MAX) {
-        n = ACL_TOKEN_MAX;
-    }
-    memcpy(buf, tok, n);
-    buf[n] = '\0';
-    /* Redis writes categories as status replies: "+@read". */
-    resp_write_simple(arg, buf);
-}
-
-static void write_info(struct resp_out *out, const struct cmd_def *d)
-{
-    size_t n_flags = 0;
-
-    resp_write_array(out, 10);
-    resp_write_cstr(out, d->name);
-    resp_write_int(out, d->arity);
-    for (size_t i = 0; i < N_FLAG_NAMES; i++) {
-        n_flags += (d->flags & flag_names[i].flag) != 0;
-    }
-    resp_write_set(out, n_flags);
-    for (size_t i = 0; i < N_FLAG_NAMES; i++) {
-        if (d->flags & flag_names[i].flag) {
-            resp_write_simple(out, flag_names[i].name);
-        }
-    }
-    resp_write_int(out, d->first_key);
-    resp_write_int(out, d->last_key);
-    resp_write_int(out, d->key_step);
-    resp_write_set(out, acl_each(d->acl, NULL, NULL));
-    acl_each(d->acl, acl_write, out);
-    resp_write_set(out, 0); /* tips */
-    resp_write_set(out, 0); /* key specs */
-    if (d->subcmds == NULL) {
-        resp_write_set(out, 0);
-        return;
-    }
-    resp_write_array(out, cmd_subcmd_count(d->subcmds));
-    for (const struct cmd_def *s = d->subcmds; s->name != NULL; s++) {
-        write_info(out, s);
-    }
-}
-
-static void write_docs(struct resp_out *out, const struct cmd_def *d)
-{
-    size_t n = (d->summary != NULL) + (d->since != NULL) + (d->group != NULL) +
-               (d->subcmds != NULL);
-
-    resp_write_map(out, n);
-    if (d->summary != NULL) {
-        resp_write_cstr(out, "summary");
-        resp_write_cstr(out, d->summary);
-    }
-    if (d->since != NULL) {
-        resp_write_cstr(out, "since");
-        resp_write_cstr(out, d->since);
-    }
-    if (d->group != NULL) {
-        resp_write_cstr(out, "group");
-        resp_write_cstr(out, d->group);
-    }
-    if (d->subcmds != NULL) {
-        resp_write_cstr(out, "subcommands");
-        resp_write_map(out, cmd_subcmd_count(d->subcmds));
-        for (const struct cmd_def *s = d->subcmds; s->name != NULL; s++) {
-            resp_write_cstr(out, s->name);
-            write_docs(out, s);
-        }
-    }
-}
-
 static void write_all_info(struct cmd_call *c)
 {
     size_t n = cmd_table_count(c->srv);
 
     resp_write_array(c->out, n);
     for (size_t i = 0; i < n; i++) {
-        write_info(c->out, cmd_table_at(c->srv, i));
+        cmd_describe_info(c->out, cmd_table_at(c->srv, i));
     }
 }
 
@@ -206,7 +83,7 @@ void cmd_command_info_proc(struct cmd_call *c)
         if (d == NULL) {
             resp_write_null(c->out);
         } else {
-            write_info(c->out, d);
+            cmd_describe_info(c->out, d);
         }
     }
 }
@@ -219,7 +96,7 @@ void cmd_command_docs_proc(struct cmd_call *c)
         for (size_t i = 0; i < n; i++) {
             const struct cmd_def *d = cmd_table_at(c->srv, i);
             resp_write_cstr(c->out, d->name);
-            write_docs(c->out, d);
+            cmd_describe_docs(c->out, d);
         }
         return;
     }
@@ -231,7 +108,7 @@ void cmd_command_docs_proc(struct cmd_call *c)
                 continue; /* unknown names are left out, as Redis does */
             }
             resp_write_cstr(c->out, d->name);
-            write_docs(c->out, d);
+            cmd_describe_docs(c->out, d);
             n++;
         }
         resp_write_deferred_end(c->out, at, '%', n);
@@ -268,7 +145,7 @@ static int list_match(enum list_filter f, const struct resp_slice *arg, const st
     case LIST_MODULE:
         return 0; /* terse has no modules */
     case LIST_ACLCAT:
-        acl_each(d->acl, acl_match_tok, &m);
+        cmd_describe_acl_each(d->acl, acl_match_tok, &m);
         return m.found;
     case LIST_PATTERN:
         return cmd_glob_match(arg->p, arg->len, (const uint8_t *)d->name, strlen(d->name), 1);
@@ -315,19 +192,37 @@ void cmd_command_list_proc(struct cmd_call *c)
     resp_write_deferred_end(c->out, at, '*', n);
 }
 
-/* ---- COMMAND GETKEYS, HELP --------------------------------------------------------------- */
+/* ---- COMMAND GETKEYS, GETKEYSANDFLAGS, HELP ---------------------------------------------- */
 
-void cmd_command_getkeys_proc(struct cmd_call *c)
+static void key_write(void *arg, size_t pos, unsigned flags)
+{
+    struct cmd_call *c = arg;
+
+    (void)flags;
+    resp_write_bulk(c->out, c->argv[2 + pos].p, c->argv[2 + pos].len);
+}
+
+static void key_write_flags(void *arg, size_t pos, unsigned flags)
+{
+    struct cmd_call *c = arg;
+
+    resp_write_array(c->out, 2);
+    resp_write_bulk(c->out, c->argv[2 + pos].p, c->argv[2 + pos].len);
+    cmd_describe_ks_flags(c->out, flags);
+}
+
+/* COMMAND GETKEYS and GETKEYSANDFLAGS (Redis's getKeysSubcommandImpl). */
+static void getkeys(struct cmd_call *c, cmd_keyspec_visit *visit)
 {
     const struct resp_slice *argv = c->argv + 2;
-    size_t argc = c->argc - 2, n = 0, last, step;
+    size_t argc = c->argc - 2, n;
     const struct cmd_def *d = cmd_resolve(c->srv, argv, argc);
 
     if (d == NULL) {
         cmd_reply_err(c, "ERR Invalid command specified");
         return;
     }
-    if (d->first_key <= 0) {
+    if (!cmd_keyspec_has_keys(d)) {
         cmd_reply_err(c, "ERR The command has no key arguments");
         return;
     }
@@ -335,25 +230,23 @@ void cmd_command_getkeys_proc(struct cmd_call *c)
         cmd_reply_err(c, "ERR Invalid number of arguments specified for command");
         return;
     }
-    if (d->last_key < 0) {
-        last = (size_t)-d->last_key <= argc ? argc - (size_t)-d->last_key : 0;
-    } else {
-        last = (size_t)d->last_key;
-    }
-    step = d->key_step > 0 ? (size_t)d->key_step : 1;
-    /* As Redis with variadic commands, positions past the arguments are skipped, leaving the
-     * arity or syntax error to the command itself. */
-    for (size_t i = (size_t)d->first_key; i <= last && i < argc; i += step) {
-        n++;
-    }
+    n = cmd_keyspec_keys(d, argv, argc, NULL, NULL);
     if (n == 0 && !(d->flags & CMD_NO_MANDATORY_KEYS)) {
         cmd_reply_err(c, "ERR Invalid arguments specified for command");
         return;
     }
     resp_write_array(c->out, n);
-    for (size_t i = (size_t)d->first_key; i <= last && i < argc; i += step) {
-        resp_write_bulk(c->out, argv[i].p, argv[i].len);
-    }
+    cmd_keyspec_keys(d, argv, argc, visit, c);
+}
+
+void cmd_command_getkeys_proc(struct cmd_call *c)
+{
+    getkeys(c, key_write);
+}
+
+void cmd_command_getkeysandflags_proc(struct cmd_call *c)
+{
+    getkeys(c, key_write_flags);
 }
 
 void cmd_command_help_proc(struct cmd_call *c)
@@ -376,6 +269,8 @@ void cmd_command_help_proc(struct cmd_call *c)
         "    commands are returned.",
         "GETKEYS <full-command>",
         "    Return the keys from a full Redis command.",
+        "GETKEYSANDFLAGS <full-command>",
+        "    Return the keys and the access flags from a full Redis command.",
         "HELP",
         "    Prints this help.",
         NULL};

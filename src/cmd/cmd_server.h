@@ -40,6 +40,7 @@ void cmd_command_info_proc(struct cmd_call *c);      /* COMMAND INFO */
 void cmd_command_docs_proc(struct cmd_call *c);      /* COMMAND DOCS */
 void cmd_command_list_proc(struct cmd_call *c);      /* COMMAND LIST */
 void cmd_command_getkeys_proc(struct cmd_call *c);   /* COMMAND GETKEYS */
+void cmd_command_getkeysandflags_proc(struct cmd_call *c); /* COMMAND GETKEYSANDFLAGS */
 void cmd_command_help_proc(struct cmd_call *c);      /* COMMAND HELP */
 void cmd_debug_proc(struct cmd_call *c);             /* cmd_debug.c */
 

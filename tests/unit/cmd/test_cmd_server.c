@@ -312,15 +312,16 @@ static void test_command(void **state)
     assert_reply(f, "COMMAND INFO nosuch", "*1\r\n$-1\r\n");
     assert_reply(f, "COMMAND INFO time",
                  "*1\r\n*10\r\n$4\r\ntime\r\n:1\r\n*3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0"
-                 "\r\n:0\r\n*1\r\n+@fast\r\n*0\r\n*0\r\n*0\r\n");
+                 "\r\n:0\r\n*1\r\n+@fast\r\n*1\r\n$23\r\nnondeterministic_output\r\n*0\r\n*0\r\n");
     assert_reply(f, "COMMAND INFO config|get",
                  "*1\r\n*10\r\n$10\r\nconfig|get\r\n:-3\r\n*4\r\n+admin\r\n+noscript\r\n+loading"
                  "\r\n+stale\r\n:0\r\n:0\r\n:0\r\n*3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n*0\r\n"
                  "*0\r\n*0\r\n");
     assert_reply(f, "COMMAND DOCS nosuch", "*0\r\n");
     assert_reply(f, "COMMAND DOCS time",
-                 "*2\r\n$4\r\ntime\r\n*6\r\n$7\r\nsummary\r\n$30\r\nReturn the current server "
-                 "time\r\n$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n");
+                 "*2\r\n$4\r\ntime\r\n*8\r\n$7\r\nsummary\r\n$30\r\nReturn the current server "
+                 "time\r\n$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+                 "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n");
     assert_reply(f, "COMMAND LIST FILTERBY pattern config|*",
                  "*5\r\n$10\r\nconfig|get\r\n$11\r\nconfig|help\r\n$16\r\nconfig|resetstat\r\n"
                  "$14\r\nconfig|rewrite\r\n$10\r\nconfig|set\r\n");
