@@ -148,4 +148,4 @@ clean:
 # Rules of one area each (libterse packaging, instruction budgets, ...), kept beside this file.
 include $(sort $(wildcard mk/*.mk))
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)

@@ -514,7 +514,7 @@ const struct cmd_def cmd_conn_defs[] = {
      "connection", NULL},
     {"client", -2, 0, 0, 0, 0, NULL, "@slow", "A container for client connection commands.",
      "2.4.0", "connection", client_subcmds},
-    {"echo", 2, CMD_FAST, 0, 0, 0, cmd_echo, "@fast @connection",
+    {"echo", 2, CMD_LOADING | CMD_STALE | CMD_FAST, 0, 0, 0, cmd_echo, "@fast @connection",
      "Returns the given string.", "1.0.0", "connection", NULL},
     {"hello", -1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH |
                       CMD_ALLOW_BUSY,
