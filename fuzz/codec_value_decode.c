@@ -4,14 +4,16 @@
  * The input is taken as a stored value. Properties checked on every input:
  *   - decode never crashes, never reads past the input, never writes past dst_cap (dst is a heap
  *     block of exactly the claimed size, so ASan sees any over-write);
- *   - a failed decode is TERSE_ECORRUPT and leaves no decoded byte behind;
+ *   - a failed decode is TERSE_ECORRUPT and leaves no decoded byte behind (or TERSE_ENOTFOUND,
+ *     nothing written, for a ZSTD value naming a dictionary the context does not hold);
  *   - a successful decode re-encodes and decodes to the same bytes; one byte short is
  *     TERSE_EDSTSIZE;
  *   - the input used as an original value round-trips, and codec_value_corrupt on its stored
  *     form makes the decode fail.
  *
- * The codec context is created once and reused across calls, as a shard does. It is the one
- * static of the target: libFuzzer gives no other place to keep state between calls.
+ * The codec context is created once and reused across calls, as a shard does, and holds one
+ * raw-content zstd dictionary under id 1, so ZSTD values naming id 1 reach zstd's decoder. It
+ * is the one static of the target: libFuzzer gives no other place to keep state between calls.
  */
 #include "codec/codec_value.h"
 
@@ -27,6 +29,12 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct codec_ctx *fuzz_ctx;
+
+/* Raw-content dictionary (no zstd magic: digested as plain history). */
+static const char fuzz_dict[] =
+    "{\"id\":1,\"login\":\"user\",\"email\":\"user@example.org\",\"role\":\"admin\","
+    "\"lang\":\"en-GB\",\"created_at\":\"2024-01-01T10:00:00Z\",\"settings\":{\"theme\":"
+    "\"dark\",\"notifications\":true,\"page_size\":25},\"tags\":[\"a\",\"b\"]}";
 
 static void
 check(int cond)
@@ -58,6 +66,11 @@ fuzz_decode(struct codec_ctx *c, const uint8_t *data, size_t size)
               TERSE_EDSTSIZE);
     }
     rc = codec_value_decode(c, data, size, out, info.orig_len, &out_len);
+    if (rc == TERSE_ENOTFOUND) {
+        check(info.kind == CODEC_ZSTD && info.dict_id != 1);
+        free(out);
+        return;
+    }
     if (rc != TERSE_OK) {
         check(rc == TERSE_ECORRUPT);
         for (size_t i = 0; i < info.orig_len; i++) {
@@ -96,8 +109,9 @@ fuzz_round_trip(struct codec_ctx *c, const uint8_t *data, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (fuzz_ctx == NULL && codec_ctx_create(&fuzz_ctx, NULL) != TERSE_OK) {
-        return 0;
+    if (fuzz_ctx == NULL) {
+        check(codec_ctx_create(&fuzz_ctx, NULL) == TERSE_OK);
+        check(codec_ctx_dict_add(fuzz_ctx, 1, fuzz_dict, sizeof(fuzz_dict) - 1, 0) == TERSE_OK);
     }
     fuzz_decode(fuzz_ctx, data, size);
     fuzz_round_trip(fuzz_ctx, data, size);

@@ -5,9 +5,13 @@
  * Properties: no crash, no read past the input, no write past dst_cap (dst is a heap block of
  * exactly original_size bytes, so ASan sees an over-write); size and retrieve agree on the
  * status of everything they both check; a retrieved value re-stores and retrieves to the same
- * bytes; a failed retrieve leaves the decoded bytes wiped. Stateless API: nothing to reuse.
+ * bytes; a failed retrieve leaves the decoded bytes wiped; the fixed-shape walk and the
+ * general pre-scan + typed decode give the same status and the same view. Stateless API:
+ * nothing to reuse.
  */
 #include "terse/terse.h"
+
+#include "codec/codec_internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,6 +45,21 @@ restore_check(const uint8_t *val, size_t n, const char *fmt)
     free(out);
 }
 
+static void
+walks_agree(const uint8_t *data, size_t size)
+{
+    struct codec_env_view a, b;
+    int ra = codec_envelope_parse(data, size, &a, 0);
+    int rb = codec_envelope_parse(data, size, &b, CODEC_ENV_GENERAL);
+
+    check(ra == rb);
+    if (ra == TERSE_OK) {
+        check(a.block == b.block && a.block_len == b.block_len && a.legacy == b.legacy &&
+              a.checksum == b.checksum && a.orig_len == b.orig_len && a.format == b.format &&
+              a.format_len == b.format_len);
+    }
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -50,6 +69,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *out;
     int rc, rc2;
 
+    walks_agree(data, size);
     rc = terse_envelope_size(data, size, &orig);
     rc2 = terse_envelope_retrieve(data, size, NULL, 0, &out_len, NULL, 0);
     if (rc != TERSE_OK) {

@@ -91,6 +91,23 @@ int terse_envelope_size(const void *env, size_t env_len, uint64_t *original_size
 int terse_envelope_retrieve(const void *env, size_t env_len, void *dst, size_t dst_cap,
                             size_t *dst_len, char *format, size_t format_cap);
 
+/* What terse_envelope_inspect reports: views into the caller's env, valid while it is. */
+typedef struct terse_envelope_info {
+    uint64_t original_size; /* bytes retrieve produces, <= TERSE_ENVELOPE_MAX */
+    uint64_t checksum;      /* XXH3-64 of the original bytes, as the envelope declares it */
+    size_t block_len;       /* bytes of the LZ4 block (legacy form: its element count) */
+    int legacy;             /* 1: the block is the legacy array of integers, 0: bin */
+    const char *format;     /* the format string, NOT NUL-terminated: format_len bytes */
+    size_t format_len;
+} terse_envelope_info;
+
+/*
+ * terse_envelope_inspect: runs every check of terse_envelope_size (nothing is decompressed, so
+ * the checksum is not verified) and describes env. env: borrowed; info: output. Returns what
+ * terse_envelope_size returns (TERSE_EINVAL for NULL info). Does not allocate; any thread.
+ */
+int terse_envelope_inspect(const void *env, size_t env_len, terse_envelope_info *info);
+
 /*
  * terse_ctx: an explicit codec context (LZ4 state, allocator) for callers that want no
  * thread-local state and their own allocator. terse_ctx_create: alloc may be NULL (libc);

@@ -9,15 +9,25 @@
  *   a0|n .. | d9/da/db      format, shortest str header
  *
  * Retrieve order (every step before any output is written or allocated, except 6-9):
- *   1 env_len cap; 2 pre-scan (depth TERSE_ENVELOPE_DEPTH_MAX) and exact typed shape, no
- *   trailing bytes; 3 block cap; 4 original_size cap (64-bit); 5 empty block, ratio in 64 bits;
+ *   1 env_len cap; 2 structure and exact typed shape, no trailing bytes (below); 3 block cap; 4 original_size cap (64-bit); 5 empty block, ratio in 64 bits;
  *   then room in dst and format; 6 LZ4_decompress_safe into dst with capacity original_size;
  *   7 decoded length == original_size (TERSE_ELENGTH: a short block is a length error even
  *   when the checksum of the short output matches); 8 checksum.
+ *
+ * Step 2 has two walks with one answer. The fixed-shape walk (walk_fixed) reads the canonical
+ * envelope in one pass: 94, bin8/16/32, 98 + 8 x (fixint | cc XX), any uint marker, a str
+ * ending exactly at env_len, each length checked against the bytes left before it is used. A
+ * document it accepts has depth 2, no 0xc1, no overclaim, no truncation and no trailing
+ * bytes, so the general pre-scan (depth TERSE_ENVELOPE_DEPTH_MAX, every hostile-input rule)
+ * and typed decode would accept it with the same view. Anything else -- the legacy block,
+ * array16/32 headers, signed-int markers, and every malformed input -- takes the general path,
+ * which decides the status. The general walk costs ~600 instructions on a 64-byte envelope,
+ * the fixed one a few dozen.
  */
 #define LZ4_STATIC_LINKING_ONLY /* LZ4_compress_fast_extState_fastReset: liblz4.a is linked */
 #include "terse/terse.h"
 
+#include "codec/codec_internal.h"
 #include "codec/codec_msgpack.h"
 
 #include <lz4.h>
@@ -33,16 +43,8 @@ struct terse_ctx {
     void *lz4_state;       /* LZ4_sizeofState() bytes, initialised once, owned */
 };
 
-/* A parsed envelope: views into the caller's env buffer. */
-struct env_view {
-    const uint8_t *block;  /* bin payload, or the first legacy element */
-    size_t block_len;      /* block bytes (legacy: element count) */
-    int legacy;            /* block is an array of ints */
-    uint64_t checksum;     /* XXH3-64, assembled from the 8 big-endian ints */
-    uint64_t orig_len;     /* original_size as written (full 64 bits) */
-    const uint8_t *format; /* str payload */
-    size_t format_len;
-};
+#define DEFAULT_FORMAT_LEN (sizeof(DEFAULT_FORMAT) - 1)
+#define HIGH_BITS 0x8080808080808080ull
 
 /* ---- allocator and contexts -------------------------------------------------------------- */
 
@@ -155,18 +157,42 @@ literal_block_put(uint8_t *p, const uint8_t *src, size_t n)
     }
 }
 
-/* Writes checksum, original_size and format at p; returns bytes written. */
+/* Writes checksum, original_size and format at p; returns bytes written. Each checksum byte is
+ * the shortest uint: a fixint below 0x80, else cc XX. */
 static size_t
 trailer_put(uint8_t *p, uint64_t sum, size_t orig_len, const char *fmt, size_t fmt_len)
 {
     size_t n = 0;
 
     p[n++] = 0x90 | CHECKSUM_N;
-    for (int i = CHECKSUM_N - 1; i >= 0; i--) {
-        n += codec_mp_put_uint(p + n, (uint8_t)(sum >> (8 * i)));
+    /* Unrolled and branch-free: cc lands at n and is overwritten by b when b is a fixint. */
+#define PUT_SUM_BYTE(shift)                                                                       \
+    do {                                                                                          \
+        uint8_t b_ = (uint8_t)(sum >> (shift));                                                   \
+        size_t high_ = b_ >> 7;                                                                   \
+        p[n] = 0xcc;                                                                              \
+        p[n + high_] = b_;                                                                        \
+        n += 1 + high_;                                                                           \
+    } while (0)
+    PUT_SUM_BYTE(56);
+    PUT_SUM_BYTE(48);
+    PUT_SUM_BYTE(40);
+    PUT_SUM_BYTE(32);
+    PUT_SUM_BYTE(24);
+    PUT_SUM_BYTE(16);
+    PUT_SUM_BYTE(8);
+    PUT_SUM_BYTE(0);
+#undef PUT_SUM_BYTE
+    if (orig_len < 0x80) {
+        p[n++] = (uint8_t)orig_len;
+    } else {
+        n += codec_mp_put_uint(p + n, orig_len);
     }
-    n += codec_mp_put_uint(p + n, orig_len);
-    n += codec_mp_put_str_header(p + n, fmt_len);
+    if (fmt_len <= 31) {
+        p[n++] = (uint8_t)(0xa0 | fmt_len);
+    } else {
+        n += codec_mp_put_str_header(p + n, fmt_len);
+    }
     memcpy(p + n, fmt, fmt_len);
     return n + fmt_len;
 }
@@ -174,12 +200,11 @@ trailer_put(uint8_t *p, uint64_t sum, size_t orig_len, const char *fmt, size_t f
 static size_t
 trailer_len(uint64_t sum, size_t orig_len, size_t fmt_len)
 {
-    size_t n = 1;
+    /* Bytes >= 0x80 take a cc prefix: count the high bits of the 8 bytes in one multiply. */
+    size_t high = (size_t)((((sum & HIGH_BITS) >> 7) * 0x0101010101010101ull) >> 56);
 
-    for (int i = 0; i < CHECKSUM_N; i++) {
-        n += codec_mp_uint_len((uint8_t)(sum >> (8 * i)));
-    }
-    return n + codec_mp_uint_len(orig_len) + codec_mp_str_header_len(fmt_len) + fmt_len;
+    return 1 + CHECKSUM_N + high + codec_mp_uint_len(orig_len) +
+           codec_mp_str_header_len(fmt_len) + fmt_len;
 }
 
 /* Compresses src (>= TERSE_ENVELOPE_LITERAL_MAX bytes) into dst behind the array marker and
@@ -221,7 +246,7 @@ envelope_store(void *state, const void *src, size_t src_len, const char *format,
                size_t dst_cap, size_t *dst_len)
 {
     const char *fmt = format != NULL ? format : DEFAULT_FORMAT;
-    size_t fmt_len, blk_len, tail, pos;
+    size_t fmt_len = DEFAULT_FORMAT_LEN, blk_len, tail, pos;
     uint8_t *out = dst;
     uint64_t sum;
     int rc;
@@ -229,11 +254,14 @@ envelope_store(void *state, const void *src, size_t src_len, const char *format,
     if (dst_len == NULL || (src == NULL && src_len > 0)) {
         return TERSE_EINVAL;
     }
-    for (fmt_len = 0; fmt_len <= TERSE_ENVELOPE_FORMAT_MAX && fmt[fmt_len] != '\0'; fmt_len++) {
-        /* bounded strlen: strnlen is POSIX, libterse builds as plain C11 */
-    }
-    if (fmt_len > TERSE_ENVELOPE_FORMAT_MAX) {
-        return TERSE_EINVAL;
+    if (format != NULL) {
+        /* Bounded strlen (strnlen is POSIX; libterse is plain C11): memchr stops at the NUL. */
+        const char *nul = memchr(format, '\0', TERSE_ENVELOPE_FORMAT_MAX + 1);
+
+        if (nul == NULL) {
+            return TERSE_EINVAL;
+        }
+        fmt_len = (size_t)(nul - format);
     }
     if (src_len > TERSE_ENVELOPE_MAX) {
         return TERSE_ETOOBIG;
@@ -250,12 +278,13 @@ envelope_store(void *state, const void *src, size_t src_len, const char *format,
     if (src_len < TERSE_ENVELOPE_LITERAL_MAX) {
         size_t lit = literal_block_len(src_len);
 
-        blk_len = codec_mp_bin_header_len(lit) + lit;
+        blk_len = 2 + lit; /* lit <= TERSE_ENVELOPE_LITERAL_MAX + 1 < 256: a bin8 header */
         if (dst_cap - 1 - tail < blk_len) {
             return TERSE_EDSTSIZE;
         }
-        pos = 1 + codec_mp_put_bin_header(out + 1, lit);
-        literal_block_put(out + pos, src, src_len);
+        out[1] = 0xc4;
+        out[2] = (uint8_t)lit;
+        literal_block_put(out + 3, src, src_len);
     } else {
         rc = block_put_lz4(state, src, src_len, out + 1, dst_cap - 1 - tail, &blk_len);
         if (rc != TERSE_OK) {
@@ -307,7 +336,7 @@ legacy_block_check(struct codec_mp_cursor *cur, uint64_t n)
 }
 
 static int
-parse_block(struct codec_mp_cursor *cur, struct env_view *e)
+parse_block(struct codec_mp_cursor *cur, struct codec_env_view *e)
 {
     uint64_t n;
 
@@ -341,17 +370,133 @@ parse_checksum(struct codec_mp_cursor *cur, uint64_t *sum)
     return TERSE_OK;
 }
 
-/* Steps 1-5 of the file comment. */
+/* A big-endian field of k (1, 2, 4 or 8) bytes. */
+static uint64_t
+be_field(const uint8_t *p, size_t k)
+{
+    uint64_t v = 0;
+
+    for (size_t i = 0; i < k; i++) {
+        v = (v << 8) | p[i];
+    }
+    return v;
+}
+
+/*
+ * The fixed-shape walk of the file comment. Returns 1 with *e filled when env is a canonical
+ * envelope ending exactly at its end; 0 otherwise (then nothing about env is decided yet).
+ * Every read is preceded by a check of `left`, the bytes from p to the end.
+ */
 static int
-envelope_parse(const void *env, size_t env_len, struct env_view *e)
+walk_fixed(const uint8_t *p, size_t left, struct codec_env_view *e)
+{
+    uint64_t sum = 0, len;
+    size_t k;
+
+    /* 94 + bin8 header: the smallest envelope is 16 bytes; checked in steps as we go. */
+    if (left < 3 || p[0] != 0x94 || p[1] < 0xc4 || p[1] > 0xc6) {
+        return 0;
+    }
+    k = (size_t)1 << (p[1] - 0xc4); /* bin8/16/32: 1, 2, 4 length bytes */
+    p += 2;
+    left -= 2;
+    if (left < k) {
+        return 0;
+    }
+    len = be_field(p, k);
+    p += k;
+    left -= k;
+    if (len > left) {
+        return 0;
+    }
+    e->block = p;
+    e->block_len = (size_t)len;
+    e->legacy = 0;
+    p += len;
+    left -= (size_t)len;
+    /* 98 and 8 checksum bytes (fixint, or cc XX): the loop reads at most 16 bytes after 98
+     * without checks, so 17 must be there (a canonical trailer with a format of 6 or more
+     * bytes always has them; shorter ones take the general walk). */
+    if (left < 1 + 2 * CHECKSUM_N || p[0] != 0x90 + CHECKSUM_N) {
+        return 0;
+    }
+    {
+        const uint8_t *q = p + 1;
+
+        /* Unrolled: this runs on every retrieve. */
+#define GET_SUM_BYTE()                                                                            \
+    do {                                                                                          \
+        if (q[0] < 0x80) {                                                                        \
+            sum = (sum << 8) | q[0];                                                              \
+            q++;                                                                                  \
+        } else if (q[0] == 0xcc) {                                                                \
+            sum = (sum << 8) | q[1];                                                              \
+            q += 2;                                                                               \
+        } else {                                                                                  \
+            return 0;                                                                             \
+        }                                                                                         \
+    } while (0)
+        GET_SUM_BYTE();
+        GET_SUM_BYTE();
+        GET_SUM_BYTE();
+        GET_SUM_BYTE();
+        GET_SUM_BYTE();
+        GET_SUM_BYTE();
+        GET_SUM_BYTE();
+        GET_SUM_BYTE();
+#undef GET_SUM_BYTE
+        k = (size_t)(q - p);
+        if (left - k < 2) { /* original_size and the format marker must follow */
+            return 0;
+        }
+        p = q;
+        left -= k;
+    }
+    e->checksum = sum;
+    /* original_size: fixint or uint8/16/32/64, then the format marker. */
+    if (p[0] < 0x80) {
+        e->orig_len = p[0];
+        k = 0; /* left >= 2: the loop left this byte and one more */
+    } else if (p[0] >= 0xcc && p[0] <= 0xcf) {
+        k = (size_t)1 << (p[0] - 0xcc);
+        if (left < 2 + k) {
+            return 0;
+        }
+        e->orig_len = be_field(p + 1, k);
+    } else {
+        return 0;
+    }
+    p += 1 + k;
+    left -= 1 + k;
+    /* format: fixstr or str8/16/32, ending exactly at the end of env. left >= 1 here. */
+    if (p[0] >= 0xa0 && p[0] <= 0xbf) {
+        len = p[0] & 0x1f;
+        k = 0;
+    } else if (p[0] >= 0xd9 && p[0] <= 0xdb) {
+        k = (size_t)1 << (p[0] - 0xd9);
+        if (left < 1 + k) {
+            return 0;
+        }
+        len = be_field(p + 1, k);
+    } else {
+        return 0;
+    }
+    if (len != left - 1 - k) {
+        return 0;
+    }
+    e->format = p + 1 + k;
+    e->format_len = (size_t)len;
+    return 1;
+}
+
+/* The general step 2: full pre-scan, then the typed decode of exactly the envelope's shape. */
+static int
+walk_general(const uint8_t *env, size_t env_len, struct codec_env_view *e)
 {
     struct codec_mp_cursor cur = { env, env_len };
     size_t root_len;
     uint64_t n;
 
-    if (env_len > TERSE_ENVELOPE_MAX) {
-        return TERSE_ETOOBIG;
-    }
     if (env == NULL ||
         codec_msgpack_prescan(env, env_len, TERSE_ENVELOPE_DEPTH_MAX, &root_len, NULL) !=
             TERSE_OK ||
@@ -364,6 +509,24 @@ envelope_parse(const void *env, size_t env_len, struct env_view *e)
         codec_mp_read_uint(&cur, &e->orig_len) != TERSE_OK ||
         codec_mp_read_str(&cur, &e->format, &e->format_len) != TERSE_OK || cur.left != 0) {
         return TERSE_EPROTO;
+    }
+    return TERSE_OK;
+}
+
+/* Steps 1-5 of the file comment. */
+int
+codec_envelope_parse(const void *env, size_t env_len, struct codec_env_view *e, unsigned flags)
+{
+    int rc;
+
+    if (env_len > TERSE_ENVELOPE_MAX) {
+        return TERSE_ETOOBIG;
+    }
+    if ((flags & CODEC_ENV_GENERAL) != 0 || env == NULL || !walk_fixed(env, env_len, e)) {
+        rc = walk_general(env, env_len, e);
+        if (rc != TERSE_OK) {
+            return rc;
+        }
     }
     if (e->block_len > TERSE_ENVELOPE_MAX || e->orig_len > TERSE_ENVELOPE_MAX) {
         return TERSE_ETOOBIG;
@@ -378,22 +541,44 @@ envelope_parse(const void *env, size_t env_len, struct env_view *e)
 int
 terse_envelope_size(const void *env, size_t env_len, uint64_t *original_size)
 {
-    struct env_view e;
+    struct codec_env_view e;
     int rc;
 
     if (original_size == NULL) {
         return TERSE_EINVAL;
     }
-    rc = envelope_parse(env, env_len, &e);
+    rc = codec_envelope_parse(env, env_len, &e, 0);
     if (rc == TERSE_OK) {
         *original_size = e.orig_len;
     }
     return rc;
 }
 
+int
+terse_envelope_inspect(const void *env, size_t env_len, terse_envelope_info *info)
+{
+    struct codec_env_view e;
+    int rc;
+
+    if (info == NULL) {
+        return TERSE_EINVAL;
+    }
+    rc = codec_envelope_parse(env, env_len, &e, 0);
+    if (rc != TERSE_OK) {
+        return rc;
+    }
+    info->original_size = e.orig_len;
+    info->checksum = e.checksum;
+    info->block_len = e.block_len;
+    info->legacy = e.legacy;
+    info->format = (const char *)e.format;
+    info->format_len = e.format_len;
+    return TERSE_OK;
+}
+
 /* Copies the legacy elements (validated by parse) into a contiguous block. */
 static void
-legacy_block_copy(const struct env_view *e, uint8_t *out)
+legacy_block_copy(const struct codec_env_view *e, uint8_t *out)
 {
     struct codec_mp_cursor cur = { e->block, SIZE_MAX };
     uint64_t v = 0;
@@ -405,7 +590,7 @@ legacy_block_copy(const struct env_view *e, uint8_t *out)
 }
 
 static int
-block_decode(const struct env_view *e, const terse_allocator *a, uint8_t *dst)
+block_decode(const struct codec_env_view *e, const terse_allocator *a, uint8_t *dst)
 {
     const uint8_t *blk = e->block;
     uint8_t *scratch = NULL;
@@ -436,13 +621,13 @@ static int
 envelope_retrieve(const terse_allocator *a, const void *env, size_t env_len, void *dst,
                   size_t dst_cap, size_t *dst_len, char *format, size_t format_cap)
 {
-    struct env_view e;
+    struct codec_env_view e;
     int rc;
 
     if (dst_len == NULL) {
         return TERSE_EINVAL;
     }
-    rc = envelope_parse(env, env_len, &e);
+    rc = codec_envelope_parse(env, env_len, &e, 0);
     if (rc != TERSE_OK) {
         return rc;
     }

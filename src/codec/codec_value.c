@@ -7,15 +7,21 @@
  *   | 4b  | 4b  | minimal, <= 512MiB)| ORIGINAL bytes, LE    | bytes (RAW) or an LZ4    |
  *   +-----------+--------------------+-----------------------+ block (LZ4)              |
  *                                                            +--------------------------+
+ *   ZSTD (kind 2): the checksum is followed by the dictionary id (u32 LE, >= 1), then the
+ *   payload is one zstd frame (no content size, no zstd checksum, no zstd dictionary id)
+ *   compressed with that dictionary.
  *   payload_len = stored_len - header_len (the store keeps the stored length).
  *
  * Invariants every accepted header satisfies (and the encoder only produces):
- *   - version == CODEC_VALUE_VERSION, kind is RAW or LZ4 (ZSTD is reserved, refused);
+ *   - version == CODEC_VALUE_VERSION, kind is RAW, LZ4 or ZSTD;
  *   - orig_len <= CODEC_VALUE_MAX and its varint is minimal (one spelling per length);
  *   - RAW: payload_len == orig_len;
  *   - LZ4: orig_len >= CODEC_RAW_MAX, payload_len <= orig_len - (orig_len >> KEEP_SHIFT) (the
  *     encoder's keep rule) and orig_len <= 255 * payload_len (LZ4's maximum expansion), so a
- *     corrupted length cannot ask for a huge destination from a tiny payload.
+ *     corrupted length cannot ask for a huge destination from a tiny payload;
+ *   - ZSTD: dict_id != 0, orig_len >= CODEC_RAW_MAX, payload_len + CODEC_DICT_ID_LEN <= the LZ4
+ *     keep limit (so a ZSTD value is always shorter than its RAW form) and
+ *     orig_len <= CODEC_ZSTD_RATIO_MAX * payload_len.
  *
  * Why LZ4 must save 1/16: a compressed value costs an LZ4 decode on every GET (about 0.24 us
  * per 128 B-1 KiB value here) where a raw one costs a memcpy; below ~6% saving the memory won is
@@ -32,14 +38,39 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem, *_advanced: contexts on the caller's allocator */
+#include <zdict.h>
+#include <zstd.h>
 
 #define VARINT_MAX 5       /* ceil(30 bits / 7): enough for CODEC_VALUE_MAX */
 #define CHECKSUM_LEN 8
 #define LZ4_MAX_EXPANSION 255 /* an LZ4 block never decodes to more than 255x its size */
 
+/*
+ * One registered dictionary, digested once for each direction. Every zstd object here is
+ * "static" (placed by zstd in memory we allocate through the context's allocator and sized by
+ * zstd's own estimate): zstd never allocates behind our back, a warm encode or decode cannot
+ * allocate at all, and a failed allocation is ours to report (libzstd 1.5.4 crashes in
+ * ZSTD_createCDict_advanced when its allocator fails).
+ */
+struct codec_dict {
+    uint32_t id;               /* 1..UINT32_MAX; 0 marks a free slot */
+    const ZSTD_CDict *cdict;   /* lives in cmem */
+    const ZSTD_DDict *ddict;   /* lives in dmem */
+    void *cmem;                /* owned: ZSTD_estimateCDictSize_advanced bytes */
+    void *dmem;                /* owned: ZSTD_estimateDDictSize bytes */
+};
+
 struct codec_ctx {
     terse_allocator alloc; /* copy of the creator's allocator (or the libc one) */
     void *lz4_state;       /* LZ4_sizeofState() bytes, initialised once, owned */
+    ZSTD_CCtx *zcctx;      /* static, in zcctx_mem; made with the first dictionary, reused */
+    void *zcctx_mem;       /* owned, zcctx_cap bytes: the largest need of any dictionary */
+    size_t zcctx_cap;
+    ZSTD_DCtx *zdctx;      /* static, in zdctx_mem (ZSTD_estimateDCtxSize bytes), reused */
+    void *zdctx_mem;       /* owned */
+    const ZSTD_CDict *zcdict_ref; /* the CDict zcctx references now (NULL: none) */
+    struct codec_dict dicts[CODEC_DICT_MAX]; /* unordered; id 0 = free */
     struct codec_stats stats;
 };
 
@@ -105,6 +136,12 @@ codec_ctx_destroy(struct codec_ctx **pp)
         return;
     }
     c = *pp;
+    for (size_t i = 0; i < CODEC_DICT_MAX; i++) {
+        c->alloc.free(c->alloc.opaque, c->dicts[i].cmem);
+        c->alloc.free(c->alloc.opaque, c->dicts[i].dmem);
+    }
+    c->alloc.free(c->alloc.opaque, c->zcctx_mem);
+    c->alloc.free(c->alloc.opaque, c->zdctx_mem);
     c->alloc.free(c->alloc.opaque, c->lz4_state);
     c->alloc.free(c->alloc.opaque, c);
     *pp = NULL;
@@ -196,14 +233,20 @@ header_len_for(size_t orig_len)
 }
 
 static size_t
-header_put(uint8_t *p, enum codec_kind kind, size_t orig_len, uint64_t sum)
+header_put(uint8_t *p, enum codec_kind kind, size_t orig_len, uint64_t sum, uint32_t dict_id)
 {
     size_t n = 0;
 
     p[n++] = (uint8_t)((CODEC_VALUE_VERSION << 4) | (unsigned)kind);
     n += varint_put(p + n, orig_len);
     u64_put_le(p + n, sum);
-    return n + CHECKSUM_LEN;
+    n += CHECKSUM_LEN;
+    if (kind == CODEC_ZSTD) {
+        for (int i = 0; i < CODEC_DICT_ID_LEN; i++) {
+            p[n++] = (uint8_t)(dict_id >> (8 * i));
+        }
+    }
+    return n;
 }
 
 static size_t
@@ -219,6 +262,11 @@ header_lengths_ok(enum codec_kind kind, size_t orig_len, size_t payload_len)
     if (kind == CODEC_RAW) {
         return payload_len == orig_len;
     }
+    if (kind == CODEC_ZSTD) {
+        return orig_len >= CODEC_RAW_MAX &&
+               payload_len + CODEC_DICT_ID_LEN <= lz4_keep_max(orig_len) &&
+               (uint64_t)orig_len <= (uint64_t)payload_len * CODEC_ZSTD_RATIO_MAX;
+    }
     return orig_len >= CODEC_RAW_MAX && payload_len <= lz4_keep_max(orig_len) &&
            (uint64_t)orig_len <= (uint64_t)payload_len * LZ4_MAX_EXPANSION;
 }
@@ -228,20 +276,33 @@ header_parse(const uint8_t *p, size_t n, struct codec_value_info *info, uint64_t
 {
     uint64_t orig = 0;
     size_t vlen, hlen;
+    uint32_t dict_id = 0;
     unsigned kind;
 
     if (n < 1 + 1 + CHECKSUM_LEN || (p[0] >> 4) != CODEC_VALUE_VERSION) {
         return TERSE_ECORRUPT;
     }
     kind = p[0] & 0x0f;
-    if (kind != CODEC_RAW && kind != CODEC_LZ4) {
-        return TERSE_ECORRUPT; /* CODEC_ZSTD is reserved until dictionaries exist */
+    if (kind != CODEC_RAW && kind != CODEC_LZ4 && kind != CODEC_ZSTD) {
+        return TERSE_ECORRUPT;
     }
     vlen = varint_get(p + 1, n - 1, &orig);
     if (vlen == 0 || orig > CODEC_VALUE_MAX) {
         return TERSE_ECORRUPT;
     }
     hlen = 1 + vlen + CHECKSUM_LEN;
+    if (kind == CODEC_ZSTD) {
+        hlen += CODEC_DICT_ID_LEN;
+        if (n < hlen) {
+            return TERSE_ECORRUPT;
+        }
+        for (int i = 0; i < CODEC_DICT_ID_LEN; i++) {
+            dict_id |= (uint32_t)p[hlen - CODEC_DICT_ID_LEN + i] << (8 * i);
+        }
+        if (dict_id == 0) {
+            return TERSE_ECORRUPT;
+        }
+    }
     if (n < hlen || !header_lengths_ok((enum codec_kind)kind, (size_t)orig, n - hlen)) {
         return TERSE_ECORRUPT;
     }
@@ -249,6 +310,7 @@ header_parse(const uint8_t *p, size_t n, struct codec_value_info *info, uint64_t
     info->orig_len = (size_t)orig;
     info->header_len = hlen;
     info->payload_len = n - hlen;
+    info->dict_id = dict_id;
     *sum = u64_get_le(p + 1 + vlen);
     return TERSE_OK;
 }
@@ -294,10 +356,53 @@ lz4_try(struct codec_ctx *c, const uint8_t *src, size_t src_len, uint8_t *out, s
     return n > 0 ? (size_t)n : 0;
 }
 
+static struct codec_dict *
+dict_find(struct codec_ctx *c, uint32_t id)
+{
+    for (size_t i = 0; i < CODEC_DICT_MAX; i++) {
+        if (c->dicts[i].id == id) {
+            return &c->dicts[i];
+        }
+    }
+    return NULL;
+}
+
+/* Tries zstd with dictionary d into out (room bytes). Returns the frame size if it meets the
+ * ZSTD invariants of the file comment, else 0. */
+static size_t
+zstd_try(struct codec_ctx *c, const struct codec_dict *d, const uint8_t *src, size_t src_len,
+         uint8_t *out, size_t room)
+{
+    size_t keep = lz4_keep_max(src_len) - CODEC_DICT_ID_LEN, n;
+
+    if (room > keep) {
+        room = keep; /* zstd stops with dstSize_tooSmall once the frame would not be kept */
+    }
+    if (c->zcdict_ref != d->cdict) { /* referencing is sticky: only on a change */
+        if (ZSTD_isError(ZSTD_CCtx_refCDict(c->zcctx, d->cdict))) {
+            return 0;
+        }
+        c->zcdict_ref = d->cdict;
+    }
+    n = ZSTD_compress2(c->zcctx, out, room, src, src_len);
+    if (ZSTD_isError(n) || n == 0 || (uint64_t)src_len > (uint64_t)n * CODEC_ZSTD_RATIO_MAX) {
+        return 0;
+    }
+    return n;
+}
+
 int
 codec_value_encode(struct codec_ctx *c, const void *src, size_t src_len, void *dst,
                    size_t dst_cap, size_t *dst_len)
 {
+    return codec_value_encode_dict(c, 0, src, src_len, dst, dst_cap, dst_len);
+}
+
+int
+codec_value_encode_dict(struct codec_ctx *c, uint32_t dict_id, const void *src,
+                        size_t src_len, void *dst, size_t dst_cap, size_t *dst_len)
+{
+    const struct codec_dict *d = NULL;
     uint8_t *out = dst;
     size_t hlen, plen = 0;
     enum codec_kind kind = CODEC_RAW;
@@ -309,11 +414,22 @@ codec_value_encode(struct codec_ctx *c, const void *src, size_t src_len, void *d
     if (src_len > CODEC_VALUE_MAX) {
         return TERSE_ETOOBIG;
     }
+    if (dict_id != 0 && (d = dict_find(c, dict_id)) == NULL) {
+        return TERSE_ENOTFOUND;
+    }
     hlen = header_len_for(src_len);
     if (dst == NULL || dst_cap < hlen) {
         return TERSE_EDSTSIZE;
     }
-    if (src_len >= CODEC_RAW_MAX) {
+    if (src_len >= CODEC_RAW_MAX && d != NULL && dst_cap - hlen > CODEC_DICT_ID_LEN) {
+        plen = zstd_try(c, d, src, src_len, out + hlen + CODEC_DICT_ID_LEN,
+                        dst_cap - hlen - CODEC_DICT_ID_LEN);
+        if (plen > 0) {
+            kind = CODEC_ZSTD;
+            hlen += CODEC_DICT_ID_LEN;
+        }
+    }
+    if (src_len >= CODEC_RAW_MAX && kind == CODEC_RAW) {
         plen = lz4_try(c, src, src_len, out + hlen, dst_cap - hlen);
         kind = plen > 0 ? CODEC_LZ4 : CODEC_RAW;
     }
@@ -327,7 +443,7 @@ codec_value_encode(struct codec_ctx *c, const void *src, size_t src_len, void *d
         plen = src_len;
     }
     sum = src_len > 0 ? XXH3_64bits(src, src_len) : XXH3_64bits("", 0);
-    header_put(out, kind, src_len, sum);
+    header_put(out, kind, src_len, sum, d != NULL ? d->id : 0);
     c->stats.n_encoded[kind]++;
     *dst_len = hlen + plen;
     return TERSE_OK;
@@ -366,7 +482,20 @@ codec_value_decode(struct codec_ctx *c, const void *stored, size_t stored_len, v
         return TERSE_EDSTSIZE;
     }
     payload = (const uint8_t *)stored + info.header_len;
-    if (info.kind == CODEC_LZ4) {
+    if (info.kind == CODEC_ZSTD) {
+        const struct codec_dict *d = dict_find(c, info.dict_id);
+        size_t z;
+
+        if (d == NULL) {
+            return TERSE_ENOTFOUND; /* a missing dictionary is not damage to this value */
+        }
+        /* Capacity exactly orig_len: a frame that decodes to more fails instead. */
+        z = ZSTD_decompress_usingDDict(c->zdctx, out, info.orig_len, payload, info.payload_len,
+                                       d->ddict);
+        if (ZSTD_isError(z) || z != info.orig_len) {
+            return decode_fail(c, out, info.orig_len);
+        }
+    } else if (info.kind == CODEC_LZ4) {
         /* Capacity is exactly orig_len: a lying block cannot write past the declared size. */
         n = LZ4_decompress_safe((const char *)payload, (char *)out, (int)info.payload_len,
                                 (int)info.orig_len);
@@ -397,6 +526,8 @@ codec_value_corrupt(void *stored, size_t stored_len)
     }
     if (header_parse(p, stored_len, &info, &sum) != TERSE_OK) {
         at = stored_len / 2; /* already unreadable: any byte will do */
+    } else if (info.kind == CODEC_ZSTD) {
+        at = info.header_len; /* the frame magic: the frame cannot decode any more */
     } else if (info.kind == CODEC_LZ4) {
         /* An encoder-made block ends in literals, so its last byte is a value byte: flipping it
          * always changes the decoded bytes. A byte in the middle could be a match offset that
@@ -408,4 +539,161 @@ codec_value_corrupt(void *stored, size_t stored_len)
         at = info.header_len - CHECKSUM_LEN; /* first checksum byte */
     }
     p[at] ^= 0xff;
+}
+
+/* ---- dictionaries ------------------------------------------------------------------------ */
+
+#define DICT_CAP_MIN 1024
+
+int
+codec_dict_train(const void *samples, const size_t *sample_lens, size_t n_samples, void *dict,
+                 size_t dict_cap, size_t *dict_len)
+{
+    size_t n;
+
+    if (samples == NULL || sample_lens == NULL || dict == NULL || dict_len == NULL ||
+        n_samples == 0 || n_samples > UINT_MAX || dict_cap < DICT_CAP_MIN) {
+        return TERSE_EINVAL;
+    }
+    n = ZDICT_trainFromBuffer(dict, dict_cap, samples, sample_lens, (unsigned)n_samples);
+    if (ZDICT_isError(n)) {
+        return TERSE_EINVAL;
+    }
+    *dict_len = n;
+    return TERSE_OK;
+}
+
+/* What a static CCtx needs to compress with a dictionary digested at `level`, at any value
+ * size up to CODEC_VALUE_MAX: the CDict's own parameters, or the ones zstd derives from the
+ * source size (level, or zstd's default level for a CDict made by the advanced API). */
+static size_t
+cctx_need(int level, size_t dict_len, ZSTD_compressionParameters cp)
+{
+    size_t a = ZSTD_estimateCCtxSize_usingCParams(cp);
+    size_t b = ZSTD_estimateCCtxSize_usingCParams(ZSTD_getCParams(level, CODEC_VALUE_MAX,
+                                                                   dict_len));
+    size_t d = ZSTD_estimateCCtxSize_usingCParams(ZSTD_getCParams(ZSTD_CLEVEL_DEFAULT,
+                                                                   CODEC_VALUE_MAX, dict_len));
+
+    a = a > b ? a : b;
+    return a > d ? a : d;
+}
+
+/* Places a static CCtx in mem (cap bytes) with the frame options of the file comment. */
+static ZSTD_CCtx *
+cctx_place(void *mem, size_t cap)
+{
+    ZSTD_CCtx *z = ZSTD_initStaticCCtx(mem, cap);
+
+    /* Our header carries length, checksum and dictionary id: the frame repeats none. */
+    if (z == NULL || ZSTD_isError(ZSTD_CCtx_setParameter(z, ZSTD_c_contentSizeFlag, 0)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 0)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(z, ZSTD_c_dictIDFlag, 0))) {
+        return NULL;
+    }
+    return z;
+}
+
+int
+codec_ctx_dict_add(struct codec_ctx *c, uint32_t id, const void *dict, size_t dict_len,
+                   int level)
+{
+    struct codec_dict *slot, d = { 0, NULL, NULL, NULL, NULL };
+    ZSTD_compressionParameters cp;
+    size_t csize, dsize, cneed, xsize = ZSTD_estimateDCtxSize();
+    void *cctx_mem = NULL, *dctx_mem = NULL;
+    ZSTD_CCtx *cctx = NULL;
+    ZSTD_DCtx *dctx = NULL;
+    int rc = TERSE_ENOMEM;
+
+    if (level == 0) {
+        level = CODEC_ZSTD_LEVEL_DEFAULT;
+    }
+    if (c == NULL || dict == NULL || dict_len == 0 || id == 0 || level < 1 ||
+        level > ZSTD_maxCLevel() || dict_find(c, id) != NULL) {
+        return TERSE_EINVAL;
+    }
+    slot = dict_find(c, 0);
+    if (slot == NULL) {
+        return TERSE_ETOOBIG;
+    }
+    /* Parameters for values of a few KiB: srcSize 0 = unknown, sized by the dictionary. */
+    cp = ZSTD_getCParams(level, 0, dict_len);
+    csize = ZSTD_estimateCDictSize_advanced(dict_len, cp, ZSTD_dlm_byCopy);
+    dsize = ZSTD_estimateDDictSize(dict_len, ZSTD_dlm_byCopy);
+    cneed = cctx_need(level, dict_len, cp);
+    /* Everything this call needs is allocated first; on failure nothing changes. */
+    d.cmem = c->alloc.alloc(c->alloc.opaque, csize);
+    d.dmem = c->alloc.alloc(c->alloc.opaque, dsize);
+    if (cneed > c->zcctx_cap) {
+        cctx_mem = c->alloc.alloc(c->alloc.opaque, cneed);
+    }
+    if (c->zdctx == NULL) {
+        dctx_mem = c->alloc.alloc(c->alloc.opaque, xsize);
+    }
+    if (d.cmem == NULL || d.dmem == NULL || (cneed > c->zcctx_cap && cctx_mem == NULL) ||
+        (c->zdctx == NULL && dctx_mem == NULL)) {
+        goto out;
+    }
+    rc = TERSE_EINVAL; /* from here on, only a dictionary zstd refuses can fail */
+    d.cdict = ZSTD_initStaticCDict(d.cmem, csize, dict, dict_len, ZSTD_dlm_byCopy,
+                                   ZSTD_dct_auto, cp);
+    d.ddict = ZSTD_initStaticDDict(d.dmem, dsize, dict, dict_len, ZSTD_dlm_byCopy,
+                                   ZSTD_dct_auto);
+    if (cctx_mem != NULL) {
+        cctx = cctx_place(cctx_mem, cneed);
+    }
+    if (dctx_mem != NULL) {
+        dctx = ZSTD_initStaticDCtx(dctx_mem, xsize);
+    }
+    if (d.cdict == NULL || d.ddict == NULL || (cctx_mem != NULL && cctx == NULL) ||
+        (dctx_mem != NULL && dctx == NULL)) {
+        goto out;
+    }
+    if (cctx != NULL) { /* the larger context replaces the old one */
+        c->alloc.free(c->alloc.opaque, c->zcctx_mem);
+        c->zcctx = cctx;
+        c->zcctx_mem = cctx_mem;
+        c->zcctx_cap = cneed;
+        c->zcdict_ref = NULL;
+        cctx_mem = NULL;
+    }
+    if (dctx != NULL) {
+        c->zdctx = dctx;
+        c->zdctx_mem = dctx_mem;
+        dctx_mem = NULL;
+    }
+    d.id = id;
+    *slot = d;
+    d.cmem = NULL;
+    d.dmem = NULL;
+    rc = TERSE_OK;
+out:
+    c->alloc.free(c->alloc.opaque, d.cmem);
+    c->alloc.free(c->alloc.opaque, d.dmem);
+    c->alloc.free(c->alloc.opaque, cctx_mem);
+    c->alloc.free(c->alloc.opaque, dctx_mem);
+    return rc;
+}
+
+int
+codec_ctx_dict_remove(struct codec_ctx *c, uint32_t id)
+{
+    struct codec_dict *d;
+
+    if (c == NULL) {
+        return TERSE_EINVAL;
+    }
+    d = id != 0 ? dict_find(c, id) : NULL;
+    if (d == NULL) {
+        return TERSE_ENOTFOUND;
+    }
+    if (c->zcdict_ref == d->cdict) {
+        (void)ZSTD_CCtx_refCDict(c->zcctx, NULL); /* never leave a dangling reference */
+        c->zcdict_ref = NULL;
+    }
+    c->alloc.free(c->alloc.opaque, d->cmem);
+    c->alloc.free(c->alloc.opaque, d->dmem);
+    memset(d, 0, sizeof(*d));
+    return TERSE_OK;
 }

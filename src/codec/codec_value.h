@@ -6,9 +6,11 @@
  * checksum of the original bytes) followed by the payload. The layout is documented in
  * codec_value.c and docs/formats/value.md. Values under CODEC_RAW_MAX bytes are stored raw;
  * larger ones go through LZ4 and are kept compressed only when that saves enough
- * (CODEC_LZ4_KEEP_SHIFT); zstd with a dictionary is a later codec kind. Every decode verifies
- * the checksum over the decoded bytes and never leaves unverified bytes reported as a value:
- * on TERSE_ECORRUPT the caller must not use dst (the decoder also zeroes what it wrote).
+ * (CODEC_LZ4_KEEP_SHIFT). With a zstd dictionary registered on the context
+ * (codec_ctx_dict_add) and named at encode time (codec_value_encode_dict), a value is
+ * compressed with zstd and that dictionary, and records the dictionary's id. Every decode
+ * verifies the checksum over the decoded bytes and never leaves unverified bytes reported as a
+ * value: on TERSE_ECORRUPT the caller must not use dst (the decoder also zeroes what it wrote).
  *
  * Threading: a struct codec_ctx belongs to one shard thread; it is created once and reused
  * (LZ4 state, zstd contexts), never per call. Functions that take no ctx are pure and may be
@@ -30,8 +32,12 @@
 /* Stored-format version, the high nibble of the first stored byte. */
 #define CODEC_VALUE_VERSION 1
 
-/* Largest header: version/kind byte + 5-byte varint length + 8-byte checksum. */
+/* Largest RAW/LZ4 header: version/kind byte + 5-byte varint length + 8-byte checksum. A ZSTD
+ * header adds CODEC_DICT_ID_LEN (at most CODEC_HEADER_ZSTD_MAX), but a ZSTD value is kept only
+ * when it is shorter than the RAW form, so CODEC_VALUE_BOUND covers every kind. */
 #define CODEC_HEADER_MAX 14
+#define CODEC_DICT_ID_LEN 4 /* ZSTD: the dictionary id, u32 little-endian, after the checksum */
+#define CODEC_HEADER_ZSTD_MAX (CODEC_HEADER_MAX + CODEC_DICT_ID_LEN)
 
 /* Constant-expression worst case of codec_value_bound(n), for n <= CODEC_VALUE_MAX. */
 #define CODEC_VALUE_BOUND(n) ((size_t)(n) + CODEC_HEADER_MAX)
@@ -42,10 +48,18 @@
  */
 #define CODEC_LZ4_KEEP_SHIFT 4
 
+/* Dictionaries a context holds at once; ids are 1..UINT32_MAX (0 means "no dictionary"). */
+#define CODEC_DICT_MAX 16
+/* zstd level codec_ctx_dict_add digests a dictionary for when given 0. */
+#define CODEC_ZSTD_LEVEL_DEFAULT 3
+/* A ZSTD value declares at most this many original bytes per payload byte (a zstd frame can
+ * expand far more; the encoder falls back to LZ4/RAW beyond it, the reader refuses it). */
+#define CODEC_ZSTD_RATIO_MAX 1000
+
 enum codec_kind {
     CODEC_RAW = 0,
     CODEC_LZ4 = 1,
-    CODEC_ZSTD = 2 /* reserved: zstd with a trained dictionary */
+    CODEC_ZSTD = 2 /* zstd with a dictionary registered on the context, id in the header */
 };
 
 struct codec_ctx;
@@ -54,11 +68,13 @@ struct codec_value_info {
     enum codec_kind kind;
     size_t orig_len;    /* bytes of the original value, <= CODEC_VALUE_MAX */
     size_t payload_len; /* bytes of the stored payload (after the header) */
-    size_t header_len;  /* bytes of the header, <= CODEC_HEADER_MAX */
+    size_t header_len;  /* bytes of the header, <= CODEC_HEADER_ZSTD_MAX */
+    uint32_t dict_id;   /* ZSTD: the dictionary's id (>= 1); 0 for RAW and LZ4 */
 };
 
-/* Creates a context (LZ4 state and scratch). alloc may be NULL (libc); it is copied, and the
- * allocator it names must outlive the context. *out is written only on success.
+/* Creates a context (LZ4 state; zstd contexts come with the first codec_ctx_dict_add). alloc
+ * may be NULL (libc); it is copied, and the allocator it names must outlive the context.
+ * *out is written only on success.
  * Returns TERSE_OK, TERSE_EINVAL (out == NULL) or TERSE_ENOMEM (nothing leaked). */
 int codec_ctx_create(struct codec_ctx **out, const terse_allocator *alloc);
 /* Frees *pp and sets it to NULL; NULL or *pp == NULL is a no-op. */
@@ -78,25 +94,66 @@ size_t codec_value_bound(size_t src_len);
 int codec_value_encode(struct codec_ctx *c, const void *src, size_t src_len, void *dst,
                        size_t dst_cap, size_t *dst_len);
 
-/* Parses the header only (cheap: no checksum). stored: borrowed. TERSE_OK or TERSE_ECORRUPT
- * (bad version/kind, truncated or non-minimal length, lengths inconsistent with the kind or
- * beyond CODEC_VALUE_MAX). TERSE_EINVAL if info is NULL. */
+/* Parses the header only (cheap: no checksum, no dictionary lookup). stored: borrowed.
+ * TERSE_OK or TERSE_ECORRUPT (bad version/kind, truncated or non-minimal length, lengths
+ * inconsistent with the kind or beyond CODEC_VALUE_MAX, ZSTD dictionary id 0). TERSE_EINVAL if
+ * info is NULL. */
 int codec_value_info(const void *stored, size_t stored_len, struct codec_value_info *info);
 
 /*
  * Decodes the whole value into dst (dst_cap >= orig_len) and verifies the checksum.
  * *dst_len = orig_len on success. Returns TERSE_OK, TERSE_EDSTSIZE (checked after the header
  * and before any byte is written), TERSE_ECORRUPT (bad header, payload or checksum: dst
- * contents are garbage and must not be used), TERSE_EINVAL (NULL c or dst_len). Never writes
- * past dst_cap nor past orig_len. Does not allocate.
+ * contents are garbage and must not be used), TERSE_ENOTFOUND (a ZSTD value whose dictionary
+ * is not registered on c: nothing written, not counted as corrupt), TERSE_EINVAL (NULL c or
+ * dst_len). Never writes past dst_cap nor past orig_len. Does not allocate.
  */
 int codec_value_decode(struct codec_ctx *c, const void *stored, size_t stored_len, void *dst,
                        size_t dst_cap, size_t *dst_len);
 
+/*
+ * Trains a zstd dictionary (ZDICT_trainFromBuffer) from samples: n_samples samples stored back
+ * to back in `samples` (borrowed), sample i being sample_lens[i] bytes. dict: output buffer of
+ * dict_cap bytes (100 KiB is zstd's usual size; at least 1 KiB); *dict_len its length.
+ * Returns TERSE_OK, TERSE_EINVAL (NULL arguments, n_samples 0 or beyond UINT_MAX, dict_cap
+ * below 1 KiB, or zstd refuses the samples: too few or too small). Slow (seconds for a few MB)
+ * and allocates through libc inside libzstd: a background job, never a request path. Any
+ * thread.
+ */
+int codec_dict_train(const void *samples, const size_t *sample_lens, size_t n_samples, void *dict,
+                     size_t dict_cap, size_t *dict_len);
+
+/*
+ * Registers dictionary `dict` (borrowed: copied and digested here, once, into a zstd CDict and
+ * DDict through c's allocator) under `id` (1..UINT32_MAX) on c. level: zstd level 1..19, 0
+ * means CODEC_ZSTD_LEVEL_DEFAULT. The first call also creates c's reusable zstd compression and
+ * decompression contexts. Returns TERSE_OK, TERSE_EINVAL (NULL c or dict, id 0, dict_len 0,
+ * bad level, id already registered), TERSE_ETOOBIG (CODEC_DICT_MAX dictionaries registered),
+ * TERSE_ENOMEM (nothing registered, nothing leaked). Allocates; the shard's thread.
+ */
+int codec_ctx_dict_add(struct codec_ctx *c, uint32_t id, const void *dict, size_t dict_len,
+                       int level);
+
+/* Unregisters and frees dictionary id; values that name it then decode to TERSE_ENOTFOUND.
+ * Returns TERSE_OK, TERSE_EINVAL (NULL c) or TERSE_ENOTFOUND. */
+int codec_ctx_dict_remove(struct codec_ctx *c, uint32_t id);
+
+/*
+ * As codec_value_encode, with dictionary dict_id (0: no dictionary, exactly codec_value_encode).
+ * For src_len >= CODEC_RAW_MAX the value is compressed with zstd and that dictionary (the
+ * context's CCtx, reused) and kept as ZSTD if it is at most
+ * src_len - (src_len >> CODEC_LZ4_KEEP_SHIFT) - CODEC_DICT_ID_LEN payload bytes and within
+ * CODEC_ZSTD_RATIO_MAX; otherwise it goes the LZ4/RAW way. Same returns as codec_value_encode,
+ * plus TERSE_ENOTFOUND (dict_id not registered: nothing written). Does not allocate.
+ */
+int codec_value_encode_dict(struct codec_ctx *c, uint32_t dict_id, const void *src,
+                            size_t src_len, void *dst, size_t dst_cap, size_t *dst_len);
+
 /* Flips one byte of the stored form (DEBUG CORRUPT-VALUE) so that the next decode fails:
  * a RAW payload's middle byte; an LZ4 block's last byte (always a literal, so the decoded bytes
  * change: a byte in the middle could be a match offset whose flip decodes to the same value);
- * the first checksum byte when the payload is empty. An unparsable header gets its middle
+ * a ZSTD payload's first byte (the frame magic: the frame no longer decodes); the first checksum
+ * byte when the payload is empty. An unparsable header gets its middle
  * byte flipped. NULL or stored_len == 0 is a no-op. */
 void codec_value_corrupt(void *stored, size_t stored_len);
 

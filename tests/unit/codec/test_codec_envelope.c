@@ -8,6 +8,7 @@
  */
 #include "terse/terse.h"
 
+#include "codec/codec_internal.h"
 #include "codec/codec_msgpack.h"
 
 #include <setjmp.h>
@@ -261,6 +262,8 @@ segments_bytes(const struct json *list)
 }
 
 /* Retrieves env and checks it equals want and the format. */
+static void walks_agree(const uint8_t *p, size_t n);
+
 static void
 retrieve_expect(const char *name, const struct bytes *env, const struct bytes *want,
                 const char *format)
@@ -272,6 +275,7 @@ retrieve_expect(const char *name, const struct bytes *env, const struct bytes *w
     int rc;
 
     assert_non_null(out);
+    walks_agree(env->p, env->len);
     rc = terse_envelope_size(env->p, env->len, &size);
     if (rc != TERSE_OK || size != want->len) {
         fail_msg("%s: size %d %llu", name, rc, (unsigned long long)size);
@@ -501,6 +505,7 @@ test_reject_vectors(void **state)
         enum codec_msgpack_reason why;
         int want = reject_status(name), rc;
 
+        walks_agree(env.p, env.len);
         ca.max_size = 0;
         rc = caller_read(c, &ca, &a, &env);
         if (rc != want) {
@@ -842,6 +847,68 @@ test_ctx_oom(void **state)
     terse_ctx_destroy(NULL);
 }
 
+/* The fixed-shape walk and the general pre-scan + typed decode agree on status and view. */
+static void
+walks_agree(const uint8_t *p, size_t n)
+{
+    struct codec_env_view a, b;
+    int ra = codec_envelope_parse(p, n, &a, 0);
+    int rb = codec_envelope_parse(p, n, &b, CODEC_ENV_GENERAL);
+
+    assert_int_equal(ra, rb);
+    if (ra == TERSE_OK) {
+        assert_ptr_equal(a.block, b.block);
+        assert_int_equal(a.block_len, b.block_len);
+        assert_int_equal(a.legacy, b.legacy);
+        assert_true(a.checksum == b.checksum && a.orig_len == b.orig_len);
+        assert_ptr_equal(a.format, b.format);
+        assert_int_equal(a.format_len, b.format_len);
+    }
+}
+
+/* Every prefix, every byte flipped three ways, and one extra trailing byte, of envelopes made
+ * from several sizes and formats (short formats exercise the fixed walk's fallback). */
+static void
+test_fixed_walk_agrees(void **state)
+{
+    static const char *const formats[] = { NULL, "", "a", "orjson",
+                                           "x123456789012345678901234567890x" };
+    static const size_t sizes[] = { 0, 1, 15, 16, 64, 127, 128, 300, 70000 };
+    static const uint8_t flips[] = { 0x01, 0x80, 0xff };
+
+    (void)state;
+    for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+        for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+            size_t n = sizes[s], cap = terse_envelope_bound(n) + 1, len = 0;
+            uint8_t *src = malloc(n + 1), *env = malloc(cap);
+            terse_envelope_info info;
+
+            assert_true(src != NULL && env != NULL);
+            for (size_t i = 0; i < n; i++) {
+                src[i] = (uint8_t)(i * 7 + (i >> 3));
+            }
+            assert_int_equal(terse_envelope_store(src, n, formats[f], env, cap, &len), TERSE_OK);
+            assert_int_equal(terse_envelope_inspect(env, len, &info), TERSE_OK);
+            assert_true(info.original_size == n && info.legacy == 0);
+            assert_int_equal(info.format_len, strlen(formats[f] ? formats[f] : "msgpack"));
+            for (size_t k = 0; k <= len && (n < 1000 || k < 200 || k + 200 > len); k++) {
+                walks_agree(env, k);
+            }
+            for (size_t i = 0; i < len && (n < 1000 || i < 200 || i + 200 > len); i++) {
+                for (size_t j = 0; j < sizeof(flips); j++) {
+                    env[i] ^= flips[j];
+                    walks_agree(env, len);
+                    env[i] ^= flips[j];
+                }
+            }
+            env[len] = 0xc0;
+            walks_agree(env, len + 1);
+            free(src);
+            free(env);
+        }
+    }
+}
+
 int
 main(void)
 {
@@ -857,6 +924,7 @@ main(void)
         cmocka_unit_test(test_store_dst_cap),
         cmocka_unit_test(test_map_form_refused),
         cmocka_unit_test(test_ctx_oom),
+        cmocka_unit_test(test_fixed_walk_agrees),
     };
 
     return cmocka_run_group_tests_name("codec_envelope", tests, NULL, NULL);

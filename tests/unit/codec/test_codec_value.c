@@ -422,7 +422,7 @@ test_header_limits(void **state)
     size_t out_len;
     uint8_t dummy = 0;
 
-    /* Bad version, reserved zstd kind, unknown kind. */
+    /* Bad version, a ZSTD header cut before its dictionary id, unknown kind. */
     static const uint8_t bad_first[] = { 0x00, 0x20, 0x12, 0x13, 0x1f, 0xf0 };
     for (size_t i = 0; i < sizeof(bad_first); i++) {
         memset(buf, 0, sizeof(buf));
