@@ -68,6 +68,19 @@ struct cmd_sysinfo {
     const char *executable;
 };
 
+/* INFO persistence figures (Redis's field names in comments where they differ). */
+struct cmd_persist_info {
+    int loading;                        /* loading */
+    int bgsave_in_progress;             /* rdb_bgsave_in_progress */
+    int last_bgsave_ok;                 /* rdb_last_bgsave_status: ok / err */
+    int64_t last_save_s;                /* rdb_last_save_time, unix seconds */
+    long long last_bgsave_time_s;       /* rdb_last_bgsave_time_sec, -1 = none yet */
+    long long current_bgsave_time_s;    /* rdb_current_bgsave_time_sec, -1 = none running */
+    uint64_t saves;                     /* rdb_saves: successful saves since start */
+    uint64_t last_load_keys_expired;    /* rdb_last_load_keys_expired */
+    uint64_t last_load_keys_loaded;     /* rdb_last_load_keys_loaded */
+};
+
 struct cmd_hooks {
     void *srv;                               /* passed back to every hook */
     int64_t (*now_ms)(void *srv);            /* wall clock, unix ms */
@@ -92,6 +105,23 @@ struct cmd_hooks {
     /* Bytes the server holds now (INFO used_memory), cheap enough to call per command: the
      * maxmemory admission check reads it. NULL: no accounting, no admission check. */
     uint64_t (*mem_used)(void *srv);
+    /* Persistence (server/srv_persist.c). Each may be NULL: SAVE and BGSAVE then fail. */
+    int (*save)(void *srv);                /* SAVE in the foreground: enum cmd_save_result */
+    int (*bgsave)(void *srv, int schedule); /* BGSAVE [SCHEDULE]: enum cmd_save_result */
+    int64_t (*lastsave)(void *srv);        /* unix seconds of the last successful save */
+    void (*persist_info)(void *srv, struct cmd_persist_info *out); /* INFO persistence */
+    /* DEBUG RELOAD: saves (unless nosave), then replaces the dataset by the snapshot's,
+     * verified before anything is dropped. Returns 0, or nonzero with errbuf holding the
+     * whole error text ("ERR ..."). */
+    int (*reload)(void *srv, int nosave, char *errbuf, size_t errbuf_cap);
+};
+
+/* Outcome of the save hooks. */
+enum cmd_save_result {
+    CMD_SAVE_OK = 0,        /* SAVE done; BGSAVE: the child is started */
+    CMD_SAVE_SCHEDULED = 1, /* BGSAVE SCHEDULE: starts when the running child ends */
+    CMD_SAVE_BUSY = 2,      /* a background save is in progress */
+    CMD_SAVE_FAILED = 3     /* the server logged why */
 };
 
 enum cmd_shutdown_flags { CMD_SHUTDOWN_NOSAVE = 1, CMD_SHUTDOWN_SAVE = 2, CMD_SHUTDOWN_NOW = 4,
@@ -135,6 +165,10 @@ struct cmd_server {
     struct cmd_client *clients;  /* list head */
     uint64_t next_client_id;
     int64_t start_ms;            /* process start, unix ms */
+    /* Changes since the last successful save (rdb_changes_since_last_save): cmd_dispatch
+     * adds, after every CMD_WRITE command, the number of keys it names (at least 1); the
+     * server subtracts what a snapshot covered. Not reset by CONFIG RESETSTAT. */
+    uint64_t dirty;
     const struct cmd_def **table; /* top-level commands sorted by name; owned, from alloc */
     size_t n_table;
     /* Scratch space for decoding and encoding values. Owned here, grown with alloc, reused
@@ -225,6 +259,7 @@ extern const struct cmd_def cmd_string_defs[];
 extern const struct cmd_def cmd_keys_defs[];
 extern const struct cmd_def cmd_conn_defs[];
 extern const struct cmd_def cmd_server_defs[];
+extern const struct cmd_def cmd_persist_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);

@@ -3,6 +3,8 @@
  * "local" for clients on 127.0.0.1, ::1 or a unix socket).
  *
  * Subcommands: HELP, OBJECT key, SLEEP seconds, SET-ACTIVE-EXPIRE 0|1, ERROR text, LOG text,
+ * DIGEST, DIGEST-VALUE key..., RELOAD [options] (the save and load run in server/ through
+ * the reload hook),
  * and terse's CORRUPT-VALUE key, which flips one byte of a value's stored form so tests can
  * prove that a corrupted value is reported and never returned. As in Redis, DEBUG is not a
  * container in COMMAND INFO: the subcommand is parsed here, and an unknown one or a wrong
@@ -14,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cmd/cmd_digest.h"
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_server.h"
 #include "cmd/cmd_util.h"
@@ -246,6 +249,97 @@ static void debug_log(struct cmd_call *c)
     resp_write_ok(c->out);
 }
 
+static void write_hex(struct cmd_call *c, const uint8_t d[CMD_DIGEST_LEN])
+{
+    static const char hex[] = "0123456789abcdef";
+    char buf[2 * CMD_DIGEST_LEN + 1];
+
+    for (int i = 0; i < CMD_DIGEST_LEN; i++) {
+        buf[2 * i] = hex[d[i] >> 4];
+        buf[2 * i + 1] = hex[d[i] & 15];
+    }
+    buf[2 * CMD_DIGEST_LEN] = '\0';
+    resp_write_simple(c->out, buf);
+}
+
+static void debug_digest(struct cmd_call *c)
+{
+    uint8_t d[CMD_DIGEST_LEN];
+    const struct store_entry *bad = NULL;
+    int rc = cmd_digest_dataset(c, d, &bad);
+
+    if (rc == TERSE_ECORRUPT && bad != NULL) {
+        size_t klen;
+        const uint8_t *key = store_entry_key(bad, &klen);
+        cmd_reply_corrupt(c, key, klen);
+        return;
+    }
+    if (rc != TERSE_OK) {
+        cmd_reply_status(c, rc);
+        return;
+    }
+    write_hex(c, d);
+}
+
+/* One digest per key; a missing key's is all zeros, as in Redis. */
+static void debug_digest_value(struct cmd_call *c)
+{
+    size_t mark = c->out->len;
+
+    resp_write_array(c->out, c->argc - 2);
+    for (size_t i = 2; i < c->argc; i++) {
+        struct store_entry *e = store_lookup(c->srv->shard, c->cl->db, c->argv[i].p,
+                                             c->argv[i].len, c->now_ms, 0);
+        uint8_t d[CMD_DIGEST_LEN];
+        int rc = TERSE_OK;
+
+        memset(d, 0, sizeof(d));
+        if (e != NULL) {
+            rc = cmd_digest_value(c, e, d);
+        }
+        if (rc != TERSE_OK) {
+            c->out->len = mark; /* withdraw the partial array */
+            if (rc == TERSE_ECORRUPT) {
+                cmd_reply_corrupt(c, c->argv[i].p, c->argv[i].len);
+            } else {
+                cmd_reply_status(c, rc);
+            }
+            return;
+        }
+        write_hex(c, d);
+    }
+}
+
+/* DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: terse replaces the dataset with the snapshot's
+ * (verified first); MERGE and NOFLUSH are accepted and ignored, as the load always goes
+ * into an empty dataset. */
+static void debug_reload(struct cmd_call *c)
+{
+    struct cmd_hooks *h = &c->srv->hooks;
+    char err[256];
+    int nosave = 0;
+
+    for (size_t i = 2; i < c->argc; i++) {
+        if (cmd_arg_is(c, i, "nosave")) {
+            nosave = 1;
+        } else if (!cmd_arg_is(c, i, "merge") && !cmd_arg_is(c, i, "noflush")) {
+            cmd_reply_err(c, "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE "
+                             "options.");
+            return;
+        }
+    }
+    err[0] = '\0';
+    if (h->reload == NULL) {
+        cmd_reply_err(c, "ERR Error trying to load the RDB dump, check server logs.");
+        return;
+    }
+    if (h->reload(h->srv, nosave, err, sizeof(err)) != 0) {
+        cmd_reply_err(c, err[0] != '\0' ? err : "ERR Error trying to load the RDB dump");
+        return;
+    }
+    resp_write_ok(c->out);
+}
+
 static void debug_help(struct cmd_call *c)
 {
     static const char *const lines[] = {
@@ -253,6 +347,10 @@ static void debug_help(struct cmd_call *c)
         "CORRUPT-VALUE <key>",
         "    Flip one byte of the stored (compressed, checksummed) form of the string at",
         "    <key>, so that the next read reports it corrupted. terse only.",
+        "DIGEST",
+        "    Output a hex signature representing the current DB content.",
+        "DIGEST-VALUE <key> [<key> ...]",
+        "    Output a hex signature of the values of all the specified keys.",
         "ERROR <string>",
         "    Return a Redis protocol error with <string> as message. Useful for clients",
         "    unit tests to simulate Redis errors.",
@@ -260,6 +358,11 @@ static void debug_help(struct cmd_call *c)
         "    Write <message> to the server log.",
         "OBJECT <key>",
         "    Show low level info about `key` and associated value.",
+        "RELOAD [option ...]",
+        "    Save the snapshot on disk and reload it back to memory, verified before the",
+        "    dataset is replaced. Valid <option> values:",
+        "    * NOSAVE: the snapshot is not saved before loading it into memory.",
+        "    * MERGE, NOFLUSH: accepted for compatibility; the load replaces the dataset.",
         "SET-ACTIVE-EXPIRE <0|1>",
         "    Setting it to 0 disables expiring keys in background when they are not",
         "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
@@ -275,7 +378,7 @@ static void debug_help(struct cmd_call *c)
 
 static const struct {
     const char *name; /* lower case */
-    size_t argc;      /* exact argument count, DEBUG included */
+    size_t argc;      /* exact argument count, DEBUG included; 0: 2 or more */
     cmd_proc *proc;
 } debug_subs[] = {
     {"help", 2, debug_help},
@@ -285,6 +388,9 @@ static const struct {
     {"corrupt-value", 3, debug_corrupt_value},
     {"error", 3, debug_error},
     {"log", 3, debug_log},
+    {"digest", 2, debug_digest},
+    {"digest-value", 0, debug_digest_value},
+    {"reload", 0, debug_reload},
 };
 
 void cmd_debug_proc(struct cmd_call *c)
@@ -296,7 +402,8 @@ void cmd_debug_proc(struct cmd_call *c)
         return;
     }
     for (size_t i = 0; i < sizeof(debug_subs) / sizeof(debug_subs[0]); i++) {
-        if (cmd_arg_is(c, 1, debug_subs[i].name) && c->argc == debug_subs[i].argc) {
+        if (cmd_arg_is(c, 1, debug_subs[i].name) &&
+            (c->argc == debug_subs[i].argc || debug_subs[i].argc == 0)) {
             debug_subs[i].proc(c);
             return;
         }

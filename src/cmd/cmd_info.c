@@ -232,18 +232,36 @@ static void info_memory(struct info_buf *b, struct cmd_call *c, const struct inf
 
 static void info_persistence(struct info_buf *b, struct cmd_call *c)
 {
-    info_addf(b, "loading:0\r\nasync_loading:0\r\n");
+    struct cmd_persist_info p;
+
+    memset(&p, 0, sizeof(p));
+    p.last_bgsave_ok = 1;
+    p.last_save_s = c->srv->start_ms / 1000;
+    p.last_bgsave_time_s = -1;
+    p.current_bgsave_time_s = -1;
+    if (c->srv->hooks.persist_info != NULL) {
+        c->srv->hooks.persist_info(c->srv->hooks.srv, &p);
+    }
+    info_addf(b, "loading:%d\r\nasync_loading:0\r\n", p.loading);
     info_addf(b, "current_cow_peak:0\r\ncurrent_cow_size:0\r\ncurrent_cow_size_age:0\r\n"
                  "current_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
                  "current_save_keys_total:0\r\n");
-    info_addf(b, "rdb_changes_since_last_save:0\r\nrdb_bgsave_in_progress:0\r\n");
-    info_addf(b, "rdb_last_save_time:%lld\r\n", (long long)(c->srv->start_ms / 1000));
-    info_addf(b, "rdb_last_bgsave_status:ok\r\nrdb_last_bgsave_time_sec:-1\r\n"
-                 "rdb_current_bgsave_time_sec:-1\r\nrdb_saves:0\r\n");
+    info_addf(b, "rdb_changes_since_last_save:%llu\r\nrdb_bgsave_in_progress:%d\r\n",
+              (unsigned long long)c->srv->dirty, p.bgsave_in_progress);
+    info_addf(b, "rdb_last_save_time:%lld\r\n", (long long)p.last_save_s);
+    info_addf(b, "rdb_last_bgsave_status:%s\r\nrdb_last_bgsave_time_sec:%lld\r\n"
+                 "rdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%llu\r\n",
+              p.last_bgsave_ok ? "ok" : "err", p.last_bgsave_time_s, p.current_bgsave_time_s,
+              (unsigned long long)p.saves);
+    info_addf(b, "rdb_last_cow_size:0\r\nrdb_last_load_keys_expired:%llu\r\n"
+                 "rdb_last_load_keys_loaded:%llu\r\n",
+              (unsigned long long)p.last_load_keys_expired,
+              (unsigned long long)p.last_load_keys_loaded);
     info_addf(b, "aof_enabled:0\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n"
                  "aof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\n"
                  "aof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\n"
-                 "aof_last_write_status:ok\r\n");
+                 "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:ok\r\n"
+                 "aof_last_cow_size:0\r\n");
     info_addf(b, "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
 }
 

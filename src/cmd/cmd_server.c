@@ -1,5 +1,6 @@
 /*
- * cmd_server: the server command family's table, and CONFIG, TIME, LASTSAVE and SHUTDOWN.
+ * cmd_server: the server command family's table, and CONFIG, TIME and SHUTDOWN (LASTSAVE
+ * lives with SAVE and BGSAVE in cmd_persist.c).
  *
  * INFO is in cmd_info.c, COMMAND in cmd_command.c, DEBUG in cmd_debug.c; they share
  * cmd_server.h (one header for the family rather than one per file: the files only exchange
@@ -244,7 +245,7 @@ static void config_help_proc(struct cmd_call *c)
     cmd_reply_help(c, lines);
 }
 
-/* ---- TIME, LASTSAVE, SHUTDOWN ------------------------------------------------------------ */
+/* ---- TIME, SHUTDOWN -------------------------------------------------------------------------- */
 
 static void time_proc(struct cmd_call *c)
 {
@@ -253,12 +254,6 @@ static void time_proc(struct cmd_call *c)
     resp_write_array(c->out, 2);
     resp_write_bulk_ll(c->out, (long long)(ms / 1000));
     resp_write_bulk_ll(c->out, (long long)(ms % 1000) * 1000);
-}
-
-/* No persistence yet: like Redis before its first save, the last save is the start time. */
-static void lastsave_proc(struct cmd_call *c)
-{
-    resp_write_int(c->out, (long long)(c->srv->start_ms / 1000));
 }
 
 static void shutdown_proc(struct cmd_call *c)
@@ -348,9 +343,6 @@ const struct cmd_def cmd_server_defs[] = {
      "A container for debugging commands", "1.0.0", "server", NULL},
     {"info", -1, CMD_LOADING | CMD_STALE, 0, 0, 0, cmd_info_proc, "@slow @dangerous",
      "Get information and statistics about the server", "1.0.0", "server", NULL},
-    {"lastsave", 1, CMD_LOADING | CMD_STALE | CMD_FAST, 0, 0, 0, lastsave_proc,
-     "@admin @fast @dangerous", "Get the UNIX time stamp of the last successful save to disk",
-     "1.0.0", "server", NULL},
     {"shutdown", -1, ADMIN_CFG | CMD_NO_MULTI | CMD_ALLOW_BUSY, 0, 0, 0, shutdown_proc,
      ACL_ADMIN, "Synchronously save the dataset to disk and then shut down the server",
      "1.0.0", "server", NULL},

@@ -22,7 +22,7 @@
 static const struct cmd_def *const *families(size_t *n)
 {
     static const struct cmd_def *const fam[] = {cmd_string_defs, cmd_keys_defs, cmd_conn_defs,
-                                                cmd_server_defs};
+                                                cmd_server_defs, cmd_persist_defs};
     *n = sizeof(fam) / sizeof(fam[0]);
     return fam;
 }
@@ -78,6 +78,7 @@ int cmd_server_init(struct cmd_server *srv)
     srv->scratch2 = NULL;
     srv->scratch2_cap = 0;
     memset(&srv->stats, 0, sizeof(srv->stats));
+    srv->dirty = 0;
     return TERSE_OK;
 }
 
@@ -240,6 +241,23 @@ static void reply_unknown_subcommand(struct cmd_call *c)
                       (const char *)c->argv[1].p, name);
 }
 
+/* Keys a write command names (its key positions), at least 1: the change count it adds.
+ * A per-key count like Redis's server.dirty without touching every handler; a write that
+ * fails or changes nothing is still counted. */
+static uint64_t write_n_keys(const struct cmd_def *d, size_t argc)
+{
+    long last;
+
+    if (d->first_key <= 0 || d->key_step <= 0) {
+        return 1;
+    }
+    last = d->last_key < 0 ? (long)argc + d->last_key : d->last_key;
+    if (last < d->first_key) {
+        return 1;
+    }
+    return (uint64_t)((last - d->first_key) / d->key_step + 1);
+}
+
 void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct resp_slice *argv,
                   size_t argc)
 {
@@ -280,4 +298,7 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
         return;
     }
     d->proc(&call);
+    if (d->flags & CMD_WRITE) {
+        srv->dirty += write_n_keys(d, argc);
+    }
 }

@@ -45,6 +45,7 @@ void srv_cron(struct srv *s)
     if (s->cfg.activerehashing) {
         store_rehash_step(s->shard, CRON_REHASH_STEPS);
     }
+    srv_persist_cron(s, now);
     srv_clients_sweep(s, now);
     cmd_server_trim(&s->cmd, CRON_SCRATCH_KEEP);
 }

@@ -130,8 +130,10 @@ static int hook_shutdown(void *arg, unsigned flags)
 {
     struct srv *s = arg;
 
-    (void)flags; /* no persistence yet: SAVE/NOSAVE make no difference */
     core_log(CORE_LOG_WARNING, "User requested shutdown...");
+    if (srv_persist_shutdown(s, flags) != 0) {
+        return -1;
+    }
     s->stop = 1;
     return 0;
 }

@@ -5,6 +5,7 @@
  *   srv_conn.c   accepting clients; the read -> parse -> dispatch -> write path
  *   srv_hooks.c  the cmd_hooks that give commands the clock, config, memory and clients
  *   srv_cron.c   periodic work: active expiry, rehashing, timeouts, idle buffers
+ *   srv_persist.c snapshots: load at startup, SAVE/BGSAVE, save points, shutdown save
  *
  * One worker thread runs everything in this version; state lives in struct srv, passed
  * explicitly (no globals).
@@ -14,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cmd/cmd.h"
 #include "core/core_config.h"
@@ -38,6 +40,20 @@ struct srv_client {
     int writing;               /* 1 when the loop watches for writability */
 };
 
+/* Snapshot state (srv_persist.c). */
+struct srv_persist {
+    pid_t child_pid;              /* BGSAVE child, 0 when none */
+    int64_t child_start_ms;       /* when it was forked, unix ms */
+    uint64_t child_dirty;         /* cmd.dirty at the fork: the changes its snapshot covers */
+    int64_t last_save_ms;         /* last successful save (startup before the first) */
+    int64_t last_bgsave_try_ms;   /* last fork attempt, for the retry delay of save points */
+    int last_bgsave_ok;           /* rdb_last_bgsave_status */
+    long long last_bgsave_time_s; /* duration of the last BGSAVE, -1 before the first */
+    uint64_t n_saves;             /* successful saves since startup */
+    uint64_t load_loaded;         /* keys of the last load */
+    uint64_t load_expired;        /* records skipped as expired by the last load */
+};
+
 struct srv {
     struct core_config cfg;        /* owned */
     const char *config_file;       /* borrowed from argv, "" when none */
@@ -54,6 +70,7 @@ struct srv {
     uint64_t rejected_connections;
     uint64_t net_in, net_out;      /* bytes of closed clients (live ones are added on read) */
     int64_t last_cron_ms;
+    struct srv_persist persist;    /* snapshots */
     int stop;                      /* 1 once shutdown is decided */
     int exit_code;
 };
@@ -69,6 +86,21 @@ void srv_clients_sweep(struct srv *s, int64_t now_ms);
 void srv_hooks_install(struct srv *s);
 /* Copies config values that cmd reads into s->cmd.settings (after load and CONFIG SET). */
 void srv_settings_sync(struct srv *s);
+
+/* srv_persist.c */
+/* Fills the save hooks of s->cmd.hooks and the initial persistence state. */
+void srv_persist_hooks_install(struct srv *s);
+/* Loads <dir>/<dbfilename> into the (empty) shard; a missing file is not an error. Returns
+ * 0, or -1 after logging the file, offset and reason of a snapshot that cannot be used. */
+int srv_persist_load(struct srv *s);
+/* From cron: reaps a finished BGSAVE child, starts one when a save point is due. */
+void srv_persist_cron(struct srv *s, int64_t now_ms);
+/* Shutdown (SHUTDOWN command, SIGTERM/SIGINT with flags 0): kills a BGSAVE child, then saves
+ * when flags say SAVE, or when save points are configured and flags do not say NOSAVE.
+ * Returns 0 when the server may stop, -1 when the save failed without FORCE. */
+int srv_persist_shutdown(struct srv *s, unsigned flags);
+/* Kills and reaps a BGSAVE child still running. */
+void srv_persist_teardown(struct srv *s);
 
 /* srv_cron.c */
 void srv_cron(struct srv *s);

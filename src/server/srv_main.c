@@ -4,7 +4,7 @@
  *   terse-server [config-file] [--name value ...]
  *
  * Setup order: config (defaults, file, command line) -> log -> signals -> shard, codec and
- * command state -> listeners -> loop. Teardown runs in reverse, so every byte is freed before
+ * command state -> snapshot load -> listeners -> loop. Teardown runs in reverse, so every byte is freed before
  * exit (the sanitizer build checks it).
  */
 #include <errno.h>
@@ -35,7 +35,8 @@ static void usage(FILE *f)
             "       terse-server --port 7777\n"
             "       terse-server /etc/terse/6379.conf --loglevel verbose\n"
             "With no config file the embedded defaults apply: 127.0.0.1:6379, 16 databases,\n"
-            "no password, no persistence, log to stdout.\n");
+            "no password, no automatic snapshots (./dump.terse is loaded if present), log to\n"
+            "stdout.\n");
 }
 
 static void *codec_alloc(void *opaque, size_t n)
@@ -127,7 +128,9 @@ static void on_signal(struct core_loop *loop, int fd, void *arg, unsigned events
     while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
         core_log(CORE_LOG_WARNING, "Received %s scheduling shutdown...",
                  si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
-        s->stop = 1;
+        if (srv_persist_shutdown(s, 0) == 0) {
+            s->stop = 1;
+        }
     }
 }
 
@@ -183,12 +186,17 @@ static int setup(struct srv *s)
     s->cmd.shard = s->shard;
     s->cmd.codec = s->codec;
     srv_hooks_install(s);
+    srv_persist_hooks_install(s);
     srv_settings_sync(s);
     s->cmd.settings.active_expire = 1;
     make_run_id(s->cmd.settings.run_id);
     s->cmd.start_ms = core_time_unix_ms();
     if (cmd_server_init(&s->cmd) != TERSE_OK) {
         core_log(CORE_LOG_WARNING, "Out of memory during setup");
+        return -1;
+    }
+    /* The whole snapshot is verified and loaded before any client can connect. */
+    if (srv_persist_load(s) != 0) {
         return -1;
     }
     return setup_listeners(s);
@@ -201,6 +209,7 @@ static void teardown(struct srv *s)
         close(s->listen_fd[i]);
     }
     s->n_listen = 0;
+    srv_persist_teardown(s);
     if (s->loop != NULL) {
         srv_close_all_clients(s);
     }

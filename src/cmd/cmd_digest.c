@@ -1,0 +1,236 @@
+/*
+ * cmd_digest: Redis-compatible dataset digests (see cmd_digest.h) and the SHA-1 they use
+ * (FIPS 180-4; written here because cmd may link no crypto library).
+ */
+#include "cmd/cmd_digest.h"
+
+#include <string.h>
+
+#include "cmd/cmd_util.h"
+#include "terse/status.h"
+
+/* ---- SHA-1 -------------------------------------------------------------------------------- */
+
+struct sha1 {
+    uint32_t h[5];
+    uint64_t n_bytes;   /* message bytes so far */
+    uint8_t block[64];  /* pending bytes, n_bytes % 64 of them */
+};
+
+static uint32_t rol(uint32_t x, int k)
+{
+    return (x << k) | (x >> (32 - k));
+}
+
+static void sha1_compress(uint32_t h[5], const uint8_t b[64])
+{
+    uint32_t w[80], a = h[0], bb = h[1], c = h[2], d = h[3], e = h[4];
+
+    for (int i = 0; i < 16; i++) {
+        w[i] = (uint32_t)b[4 * i] << 24 | (uint32_t)b[4 * i + 1] << 16 |
+               (uint32_t)b[4 * i + 2] << 8 | (uint32_t)b[4 * i + 3];
+    }
+    for (int i = 16; i < 80; i++) {
+        w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+    }
+    for (int i = 0; i < 80; i++) {
+        uint32_t f, k, t;
+        if (i < 20) {
+            f = (bb & c) | (~bb & d);
+            k = 0x5a827999u;
+        } else if (i < 40) {
+            f = bb ^ c ^ d;
+            k = 0x6ed9eba1u;
+        } else if (i < 60) {
+            f = (bb & c) | (bb & d) | (c & d);
+            k = 0x8f1bbcdcu;
+        } else {
+            f = bb ^ c ^ d;
+            k = 0xca62c1d6u;
+        }
+        t = rol(a, 5) + f + e + k + w[i];
+        e = d;
+        d = c;
+        c = rol(bb, 30);
+        bb = a;
+        a = t;
+    }
+    h[0] += a;
+    h[1] += bb;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+}
+
+static void sha1_init(struct sha1 *s)
+{
+    s->h[0] = 0x67452301u;
+    s->h[1] = 0xefcdab89u;
+    s->h[2] = 0x98badcfeu;
+    s->h[3] = 0x10325476u;
+    s->h[4] = 0xc3d2e1f0u;
+    s->n_bytes = 0;
+}
+
+static void sha1_update(struct sha1 *s, const uint8_t *p, size_t n)
+{
+    size_t have = (size_t)(s->n_bytes % 64);
+
+    s->n_bytes += n;
+    if (have > 0) {
+        size_t take = n < 64 - have ? n : 64 - have;
+        memcpy(s->block + have, p, take);
+        p += take;
+        n -= take;
+        if (have + take < 64) {
+            return;
+        }
+        sha1_compress(s->h, s->block);
+    }
+    for (; n >= 64; p += 64, n -= 64) {
+        sha1_compress(s->h, p);
+    }
+    if (n > 0) {
+        memcpy(s->block, p, n);
+    }
+}
+
+static void sha1_final(struct sha1 *s, uint8_t out[CMD_DIGEST_LEN])
+{
+    static const uint8_t pad[64] = {0x80};
+    uint8_t len_be[8];
+    uint64_t bits = s->n_bytes * 8;
+    size_t have = (size_t)(s->n_bytes % 64);
+
+    for (int i = 0; i < 8; i++) {
+        len_be[i] = (uint8_t)(bits >> (56 - 8 * i));
+    }
+    sha1_update(s, pad, have < 56 ? 56 - have : 120 - have);
+    sha1_update(s, len_be, 8);
+    for (int i = 0; i < 5; i++) {
+        out[4 * i] = (uint8_t)(s->h[i] >> 24);
+        out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
+        out[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
+        out[4 * i + 3] = (uint8_t)s->h[i];
+    }
+}
+
+void cmd_sha1(const void *p, size_t n, uint8_t out[CMD_DIGEST_LEN])
+{
+    struct sha1 s;
+
+    sha1_init(&s);
+    if (n > 0) {
+        sha1_update(&s, p, n);
+    }
+    sha1_final(&s, out);
+}
+
+/* ---- digests ------------------------------------------------------------------------------ */
+
+static void digest_xor(uint8_t d[CMD_DIGEST_LEN], const void *p, size_t n)
+{
+    uint8_t h[CMD_DIGEST_LEN];
+
+    cmd_sha1(p, n, h);
+    for (int i = 0; i < CMD_DIGEST_LEN; i++) {
+        d[i] ^= h[i];
+    }
+}
+
+static void digest_mix(uint8_t d[CMD_DIGEST_LEN], const void *p, size_t n)
+{
+    digest_xor(d, p, n);
+    cmd_sha1(d, CMD_DIGEST_LEN, d);
+}
+
+static void be32(uint8_t out[4], uint32_t v)
+{
+    out[0] = (uint8_t)(v >> 24);
+    out[1] = (uint8_t)(v >> 16);
+    out[2] = (uint8_t)(v >> 8);
+    out[3] = (uint8_t)v;
+}
+
+/* Mixes the value part of e (type, original bytes, expiry mark) into d. */
+static int value_part(struct cmd_call *c, const struct store_entry *e, uint8_t d[CMD_DIGEST_LEN])
+{
+    uint8_t type[4];
+    const uint8_t *p;
+    size_t len;
+    int rc;
+
+    be32(type, (uint32_t)store_entry_type(e));
+    digest_mix(d, type, sizeof(type));
+    rc = cmd_value_get(c, e, &p, &len);
+    if (rc != TERSE_OK) {
+        return rc;
+    }
+    digest_mix(d, p, len);
+    if (store_entry_expire(e) != STORE_NO_EXPIRE) {
+        digest_xor(d, "!!expire!!", 10);
+    }
+    return TERSE_OK;
+}
+
+int cmd_digest_value(struct cmd_call *c, const struct store_entry *e,
+                     uint8_t out[CMD_DIGEST_LEN])
+{
+    memset(out, 0, CMD_DIGEST_LEN);
+    return value_part(c, e, out);
+}
+
+struct digest_walk {
+    struct cmd_call *c;
+    uint8_t *final;
+    int status;
+    const struct store_entry *bad;
+};
+
+static void digest_one(void *arg, const struct store_entry *e)
+{
+    struct digest_walk *w = arg;
+    uint8_t d[CMD_DIGEST_LEN];
+    size_t klen;
+    const uint8_t *key = store_entry_key(e, &klen);
+    int rc;
+
+    if (w->status != TERSE_OK) {
+        return;
+    }
+    memset(d, 0, sizeof(d));
+    digest_mix(d, key, klen);
+    rc = value_part(w->c, e, d);
+    if (rc != TERSE_OK) {
+        w->status = rc;
+        w->bad = e;
+        return;
+    }
+    digest_xor(w->final, d, sizeof(d));
+}
+
+int cmd_digest_dataset(struct cmd_call *c, uint8_t out[CMD_DIGEST_LEN],
+                       const struct store_entry **bad)
+{
+    struct store_shard *s = c->srv->shard;
+    struct digest_walk w = {c, out, TERSE_OK, NULL};
+
+    memset(out, 0, CMD_DIGEST_LEN);
+    for (int db = 0; db < store_shard_n_db(s) && w.status == TERSE_OK; db++) {
+        uint64_t cursor = 0;
+        uint8_t id[4];
+
+        if (store_dbsize(s, db) == 0) {
+            continue;
+        }
+        be32(id, (uint32_t)db);
+        digest_mix(out, id, sizeof(id));
+        do {
+            cursor = store_scan(s, db, cursor, 1024, c->now_ms, digest_one, &w);
+        } while (cursor != 0 && w.status == TERSE_OK);
+    }
+    if (bad != NULL) {
+        *bad = w.bad;
+    }
+    return w.status;
+}

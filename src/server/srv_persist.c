@@ -1,0 +1,394 @@
+/*
+ * srv_persist: snapshots wired into the server: load at startup, SAVE, BGSAVE (a forked
+ * child, as Redis does), save points from cron, SHUTDOWN [SAVE|NOSAVE], DEBUG RELOAD and the
+ * INFO persistence figures. The format and the file handling are persist/'s.
+ *
+ * Files: <dir>/<dbfilename>, written through <dir>/temp-<pid>.terse by the process that
+ * saves (the child for BGSAVE), renamed into place once complete and fsynced.
+ *
+ * BGSAVE: fork(); the child saves the frozen copy of the shard and exits 0 or 1; the parent
+ * keeps serving and reaps it from cron (waitpid, WNOHANG). One child at a time. The child
+ * asks the kernel to kill it when the parent dies (PR_SET_PDEATHSIG), so no orphan renames a
+ * snapshot under a restarted server. Change count: cmd.dirty as the child forked is what its
+ * snapshot covers; on success it is subtracted (changes made meanwhile stay counted).
+ *
+ * Startup: the snapshot is loaded (verified completely, then inserted) before the listeners
+ * are opened, so no client ever sees a partial dataset and -LOADING is never needed. A
+ * snapshot that fails verification stops startup with the file, the offset and the reason;
+ * to start empty instead, move the file aside or point dbfilename elsewhere.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/core_log.h"
+#include "core/core_time.h"
+#include "persist/persist.h"
+#include "server/srv_internal.h"
+#include "terse/status.h"
+
+#define PERSIST_PATH_MAX 4096
+/* After a failed BGSAVE, save points wait this long before trying again (Redis's
+ * CONFIG_BGSAVE_RETRY_DELAY). */
+#define PERSIST_RETRY_DELAY_MS 5000
+
+static int is_s3(const struct srv *s)
+{
+    return strncmp(s->cfg.dir, "s3://", 5) == 0;
+}
+
+/* <dir>/<name> into out. */
+static void join_path(const struct srv *s, const char *name, char *out, size_t cap)
+{
+    const char *dir = s->cfg.dir[0] != '\0' ? s->cfg.dir : ".";
+    size_t n = strlen(dir);
+
+    snprintf(out, cap, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name);
+}
+
+static void snapshot_path(const struct srv *s, char *out, size_t cap)
+{
+    join_path(s, s->cfg.dbfilename, out, cap);
+}
+
+static void temp_path(const struct srv *s, long pid, char *out, size_t cap)
+{
+    char name[64];
+
+    snprintf(name, sizeof(name), "temp-%ld.terse", pid);
+    join_path(s, name, out, cap);
+}
+
+/* Saves in this process (SAVE, SHUTDOWN, DEBUG RELOAD, and the BGSAVE child). */
+static int save_here(struct srv *s, int64_t now_ms)
+{
+    char path[PERSIST_PATH_MAX], tmp[PERSIST_PATH_MAX];
+    struct persist_save_stats st;
+    struct persist_error err;
+    uint64_t t0 = core_time_mono_us();
+    int rc;
+
+    if (is_s3(s)) {
+        core_log(CORE_LOG_WARNING, "Snapshots to %s are not supported yet", s->cfg.dir);
+        return TERSE_EINVAL;
+    }
+    snapshot_path(s, path, sizeof(path));
+    temp_path(s, (long)getpid(), tmp, sizeof(tmp));
+    rc = persist_save_file(s->shard, path, tmp, now_ms, &s->cmd.alloc, &st, &err);
+    if (rc != TERSE_OK) {
+        core_log(CORE_LOG_WARNING, "Failed saving the snapshot %s: %s", path, err.reason);
+        return rc;
+    }
+    core_log(CORE_LOG_NOTICE,
+             "DB saved on disk: %s, %llu keys (%llu values deduplicated), %llu bytes, %.3f s",
+             path, (unsigned long long)st.n_keys, (unsigned long long)st.n_dedup,
+             (unsigned long long)st.file_bytes, (double)(core_time_mono_us() - t0) / 1e6);
+    return TERSE_OK;
+}
+
+static void saved(struct srv *s, int64_t now_ms, uint64_t covered)
+{
+    struct srv_persist *p = &s->persist;
+
+    s->cmd.dirty = s->cmd.dirty > covered ? s->cmd.dirty - covered : 0;
+    p->last_save_ms = now_ms;
+    p->n_saves++;
+    p->last_bgsave_ok = 1;
+}
+
+static int save_fg(struct srv *s)
+{
+    int64_t now = core_time_unix_ms();
+
+    if (s->persist.child_pid > 0) {
+        return CMD_SAVE_BUSY;
+    }
+    if (save_here(s, now) != TERSE_OK) {
+        s->persist.last_bgsave_ok = 0;
+        return CMD_SAVE_FAILED;
+    }
+    saved(s, now, s->cmd.dirty);
+    return CMD_SAVE_OK;
+}
+
+static void child_main(struct srv *s, pid_t parent)
+{
+    sigset_t all;
+
+    /* The parent blocks SIGINT/SIGTERM for its signalfd; the child takes them by default. */
+    sigemptyset(&all);
+    sigaddset(&all, SIGINT);
+    sigaddset(&all, SIGTERM);
+    sigprocmask(SIG_UNBLOCK, &all, NULL);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {
+        _exit(1);
+    }
+    for (size_t i = 0; i < s->n_listen; i++) {
+        close(s->listen_fd[i]);
+    }
+    _exit(save_here(s, core_time_unix_ms()) == TERSE_OK ? 0 : 1);
+}
+
+static int bgsave_start(struct srv *s)
+{
+    struct srv_persist *p = &s->persist;
+    pid_t parent = getpid(), pid;
+
+    if (is_s3(s)) {
+        core_log(CORE_LOG_WARNING, "Snapshots to %s are not supported yet", s->cfg.dir);
+        p->last_bgsave_ok = 0;
+        return CMD_SAVE_FAILED;
+    }
+    p->last_bgsave_try_ms = core_time_unix_ms();
+    pid = fork();
+    if (pid < 0) {
+        core_log(CORE_LOG_WARNING, "Can't save in background: fork: %s", strerror(errno));
+        p->last_bgsave_ok = 0;
+        return CMD_SAVE_FAILED;
+    }
+    if (pid == 0) {
+        child_main(s, parent);
+    }
+    core_log(CORE_LOG_NOTICE, "Background saving started by pid %ld", (long)pid);
+    p->child_pid = pid;
+    p->child_start_ms = p->last_bgsave_try_ms;
+    p->child_dirty = s->cmd.dirty;
+    return CMD_SAVE_OK;
+}
+
+/* Reaps the child if it has exited (block: wait for it). */
+static void child_reap(struct srv *s, int block)
+{
+    struct srv_persist *p = &s->persist;
+    char tmp[PERSIST_PATH_MAX];
+    int status = 0;
+    pid_t r;
+    int64_t now;
+
+    if (p->child_pid <= 0) {
+        return;
+    }
+    do {
+        r = waitpid(p->child_pid, &status, block ? 0 : WNOHANG);
+    } while (r < 0 && errno == EINTR);
+    if (r == 0) {
+        return;
+    }
+    now = core_time_unix_ms();
+    if (r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        core_log(CORE_LOG_NOTICE, "Background saving terminated with success");
+        saved(s, now, p->child_dirty);
+    } else {
+        if (r > 0 && WIFSIGNALED(status)) {
+            core_log(CORE_LOG_WARNING, "Background saving terminated by signal %d",
+                     WTERMSIG(status));
+        } else {
+            core_log(CORE_LOG_WARNING, "Background saving error");
+        }
+        temp_path(s, (long)p->child_pid, tmp, sizeof(tmp));
+        unlink(tmp);
+        p->last_bgsave_ok = 0;
+    }
+    p->last_bgsave_time_s = (long long)((now - p->child_start_ms) / 1000);
+    p->child_pid = 0;
+}
+
+static void child_kill(struct srv *s)
+{
+    if (s->persist.child_pid > 0) {
+        core_log(CORE_LOG_WARNING, "There is a child saving a snapshot. Killing it!");
+        kill(s->persist.child_pid, SIGKILL);
+        child_reap(s, 1);
+    }
+}
+
+/* ---- hooks -------------------------------------------------------------------------------- */
+
+static int hook_save(void *arg)
+{
+    return save_fg(arg);
+}
+
+static int hook_bgsave(void *arg, int schedule)
+{
+    struct srv *s = arg;
+
+    if (s->persist.child_pid > 0) {
+        /* Redis answers "already in progress" to SCHEDULE too when the child is an RDB one. */
+        (void)schedule;
+        return CMD_SAVE_BUSY;
+    }
+    return bgsave_start(s);
+}
+
+static int64_t hook_lastsave(void *arg)
+{
+    struct srv *s = arg;
+    return s->persist.last_save_ms / 1000;
+}
+
+static void hook_persist_info(void *arg, struct cmd_persist_info *out)
+{
+    struct srv *s = arg;
+    const struct srv_persist *p = &s->persist;
+
+    memset(out, 0, sizeof(*out));
+    out->bgsave_in_progress = p->child_pid > 0;
+    out->last_bgsave_ok = p->last_bgsave_ok;
+    out->last_save_s = p->last_save_ms / 1000;
+    out->last_bgsave_time_s = p->last_bgsave_time_s;
+    out->current_bgsave_time_s =
+        p->child_pid > 0 ? (long long)((core_time_unix_ms() - p->child_start_ms) / 1000) : -1;
+    out->saves = p->n_saves;
+    out->last_load_keys_expired = p->load_expired;
+    out->last_load_keys_loaded = p->load_loaded;
+}
+
+/* Loads path into a fresh shard and swaps it in; the old dataset stays on any failure. */
+static int reload_file(struct srv *s, char *errbuf, size_t cap)
+{
+    char path[PERSIST_PATH_MAX];
+    struct store_shard *fresh = NULL;
+    struct persist_load_stats st;
+    struct persist_error err;
+    int rc;
+
+    snapshot_path(s, path, sizeof(path));
+    if (store_shard_create(&fresh, store_shard_n_db(s->shard)) != TERSE_OK) {
+        snprintf(errbuf, cap, "ERR Error trying to load the RDB dump: out of memory");
+        return -1;
+    }
+    rc = persist_load_file(fresh, path, core_time_unix_ms(), &st, &err);
+    if (rc != TERSE_OK) {
+        core_log(CORE_LOG_WARNING, "DEBUG RELOAD: cannot load %s at offset %llu: %s", path,
+                 (unsigned long long)err.offset,
+                 rc == TERSE_ENOTFOUND ? "no such file" : err.reason);
+        snprintf(errbuf, cap, "ERR Error trying to load the RDB dump, check server logs.");
+        store_shard_destroy(&fresh);
+        return -1;
+    }
+    store_shard_destroy(&s->shard);
+    s->shard = fresh;
+    s->cmd.shard = fresh;
+    s->persist.load_loaded = st.n_loaded;
+    s->persist.load_expired = st.n_expired;
+    return 0;
+}
+
+static int hook_reload(void *arg, int nosave, char *errbuf, size_t cap)
+{
+    struct srv *s = arg;
+
+    if (!nosave) {
+        int rc = save_fg(s);
+        if (rc == CMD_SAVE_BUSY) {
+            snprintf(errbuf, cap, "ERR Background save already in progress");
+            return -1;
+        }
+        if (rc != CMD_SAVE_OK) {
+            snprintf(errbuf, cap, "ERR Error trying to save the DB, check server logs.");
+            return -1;
+        }
+    }
+    return reload_file(s, errbuf, cap);
+}
+
+void srv_persist_hooks_install(struct srv *s)
+{
+    struct cmd_hooks *h = &s->cmd.hooks;
+
+    h->save = hook_save;
+    h->bgsave = hook_bgsave;
+    h->lastsave = hook_lastsave;
+    h->persist_info = hook_persist_info;
+    h->reload = hook_reload;
+    s->persist.last_save_ms = core_time_unix_ms();
+    s->persist.last_bgsave_ok = 1;
+    s->persist.last_bgsave_time_s = -1;
+}
+
+/* ---- startup, cron, shutdown -------------------------------------------------------------- */
+
+int srv_persist_load(struct srv *s)
+{
+    char path[PERSIST_PATH_MAX];
+    struct persist_load_stats st;
+    struct persist_error err;
+    uint64_t t0 = core_time_mono_us();
+    int rc;
+
+    if (is_s3(s)) {
+        core_log(CORE_LOG_WARNING, "Restoring from %s is not supported yet; starting empty",
+                 s->cfg.dir);
+        return 0;
+    }
+    snapshot_path(s, path, sizeof(path));
+    rc = persist_load_file(s->shard, path, core_time_unix_ms(), &st, &err);
+    if (rc == TERSE_ENOTFOUND) {
+        return 0;
+    }
+    if (rc != TERSE_OK) {
+        core_log(CORE_LOG_WARNING,
+                 "Bad snapshot %s at offset %llu: %s. Refusing to start with it; to start "
+                 "with an empty dataset instead, move the file aside (or set dbfilename to "
+                 "another name) and restart.",
+                 path, (unsigned long long)err.offset, err.reason);
+        return -1;
+    }
+    s->persist.load_loaded = st.n_loaded;
+    s->persist.load_expired = st.n_expired;
+    core_log(CORE_LOG_NOTICE, "DB loaded from disk: %.3f seconds, %llu keys (%llu expired "
+             "keys skipped), %s", (double)(core_time_mono_us() - t0) / 1e6,
+             (unsigned long long)st.n_loaded, (unsigned long long)st.n_expired, path);
+    return 0;
+}
+
+void srv_persist_cron(struct srv *s, int64_t now_ms)
+{
+    struct srv_persist *p = &s->persist;
+
+    child_reap(s, 0);
+    if (p->child_pid > 0) {
+        return;
+    }
+    for (size_t i = 0; i < s->cfg.save.n_point; i++) {
+        const struct core_config_save_point *sp = &s->cfg.save.point[i];
+
+        if (s->cmd.dirty >= (uint64_t)sp->changes &&
+            now_ms - p->last_save_ms > sp->seconds * 1000 &&
+            (now_ms - p->last_bgsave_try_ms > PERSIST_RETRY_DELAY_MS || p->last_bgsave_ok)) {
+            core_log(CORE_LOG_NOTICE, "%lld changes in %lld seconds. Saving...",
+                     (long long)sp->changes, (long long)sp->seconds);
+            bgsave_start(s);
+            return;
+        }
+    }
+}
+
+int srv_persist_shutdown(struct srv *s, unsigned flags)
+{
+    child_kill(s);
+    if (flags & CMD_SHUTDOWN_NOSAVE) {
+        return 0;
+    }
+    if ((flags & CMD_SHUTDOWN_SAVE) || s->cfg.save.n_point > 0) {
+        core_log(CORE_LOG_NOTICE, "Saving the final snapshot before exiting.");
+        if (save_fg(s) != CMD_SAVE_OK) {
+            if (flags & CMD_SHUTDOWN_FORCE) {
+                return 0;
+            }
+            core_log(CORE_LOG_WARNING, "Error trying to save the DB, can't exit.");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void srv_persist_teardown(struct srv *s)
+{
+    child_kill(s);
+}
