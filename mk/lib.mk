@@ -27,7 +27,8 @@ LIB_PRIVATE := -l:liblz4.a -lxxhash -lzstd -lcrypto -lpthread
 # A sanitizer build leaves the sanitizer runtime to the executable: no --no-undefined then.
 LIB_NOUNDEF := $(if $(SANITIZE),,-Wl,--no-undefined)
 
-.PHONY: lib-check lib-headers lib-smoke perf-ir perf-ir-update bench-codec envelope-cli-test
+.PHONY: lib-check lib-headers lib-smoke perf-ir perf-ir-update bench-codec envelope-cli-test \
+        fuzz-codec
 
 $(LIB_SRCDIR)/codec:
 	@mkdir -p $(LIB_SRCDIR)
@@ -84,6 +85,33 @@ lib-smoke: $(BUILD)/terse-envelope-so $(LIBA) $(LIBPC)
 envelope-cli-test: $(BUILD)/terse-envelope
 	TERSE_ENVELOPE=$(CURDIR)/$(BUILD)/terse-envelope TERSE_SHARED=$(CURDIR)/../shared \
 		sh tests/unit/codec/test_terse_envelope.sh
+
+# The codec's tests and fuzz binaries link libterse.a alone (more specific rules than the
+# Makefile's, so make prefers them): the codec needs no other layer, and these builds prove it.
+$(BUILD)/tests/unit/codec/%: tests/unit/codec/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LIB_DEPLIBS) \
+		-lpthread -lm -lcmocka
+
+LIB_FUZZ := $(filter codec_% envelope_%,$(FUZZ_NAMES))
+$(LIB_FUZZ:%=$(BUILD)/fuzz/%-replay): $(BUILD)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_replay.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< fuzz/fuzz_replay.c $(LIBA) $(LIB_DEPLIBS) \
+		-lpthread -lm
+
+$(LIB_FUZZ:%=$(BUILD)/fuzz/%-libfuzzer): $(BUILD)/fuzz/%-libfuzzer: fuzz/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(LIBA) \
+		$(LIB_DEPLIBS) -lpthread -lm
+
+# libFuzzer runs of the codec targets, one after another (FUZZ_SECONDS each, one job).
+fuzz-codec:
+	$(MAKE) BUILD=build/fuzz CC=clang SANITIZE=address,undefined \
+		EXTRA_CFLAGS=-fsanitize=fuzzer-no-link $(LIB_FUZZ:%=build/fuzz/fuzz/%-libfuzzer)
+	@set -e; for t in $(LIB_FUZZ); do mkdir -p build/fuzz/work/$$t; \
+		echo "== $$t $(FUZZ_SECONDS) s"; build/fuzz/fuzz/$$t-libfuzzer -jobs=1 \
+		-max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/work/$$t/ \
+		build/fuzz/work/$$t fuzz/corpus/$$t; done
 
 lib: $(LIBSO) $(LIBPC) lib-check
 
