@@ -304,10 +304,43 @@ static int glob_token(const uint8_t *pat, size_t plen, size_t *pi, int ch, int n
     return neg ? !match : match;
 }
 
+/* Redis (7.0.15 as Debian ships it, with the fix for CVE-2024-31228) gives up on a match
+ * once its recursion passes 1000 nested '*'. Every path through the pattern meets its star
+ * groups in order, so the 1001st group is always reached at that depth: if a token that must
+ * consume a byte follows it, Redis never matches. A trailing group matches without recursing. */
+#define GLOB_MAX_NESTING 1000
+
+static int glob_too_nested(const uint8_t *pat, size_t plen)
+{
+    size_t pi = 0, groups = 0;
+
+    /* 1001 groups need 1001 '*' and 1001 separating or following tokens. */
+    if (plen < 2 * (GLOB_MAX_NESTING + 1)) {
+        return 0;
+    }
+    while (pi < plen) {
+        if (pat[pi] == '*') {
+            while (pi < plen && pat[pi] == '*') {
+                pi++;
+            }
+            if (++groups > GLOB_MAX_NESTING) {
+                return pi < plen;
+            }
+            continue;
+        }
+        glob_token(pat, plen, &pi, 0, 0);
+    }
+    return 0;
+}
+
 int cmd_glob_match(const uint8_t *pat, size_t plen, const uint8_t *s, size_t slen, int nocase)
 {
     size_t pi = 0, si = 0;
     size_t star_p = SIZE_MAX, star_s = 0;
+
+    if (glob_too_nested(pat, plen)) {
+        return 0;
+    }
 
     /* Greedy matching with one backtrack point: a later '*' supersedes an earlier one, so
      * this is exact for glob patterns and needs no recursion (no stack blow-up on "****"). */
