@@ -1,7 +1,7 @@
 /*
  * cmd_string: the string command family (GET, SET and its variants, MGET/MSET, APPEND,
- * STRLEN, GETRANGE/SETRANGE, the INCR family; LCS's algorithm is in cmd_lcs.c) with Redis
- * 7.0's syntax, replies and error texts.
+ * STRLEN, GETRANGE/SETRANGE, SETBIT/GETBIT, the INCR family; LCS's algorithm is in cmd_lcs.c)
+ * with Redis 7.0's syntax, replies and error texts.
  *
  * A string entry is either an int64 (STORE_ENC_INT) or the codec's stored form
  * (STORE_ENC_STR, possibly compressed). Whole-value reads decode straight into the reply
@@ -623,6 +623,122 @@ static void str_setrange(struct cmd_call *c)
     resp_write_int(c->out, (long long)nlen);
 }
 
+/* ---- SETBIT, GETBIT ---------------------------------------------------------------------- */
+
+#define ERR_BIT_OFFSET "ERR bit offset is not an integer or out of range"
+#define ERR_BIT_VALUE "ERR bit is not an integer or out of range"
+
+/* Redis's getBitOffsetFromArgument (no '#' form): 0 <= offset, offset / 8 below
+ * proto-max-bulk-len (0: no bound). Replies the error itself. */
+static int bit_offset_or_reply(struct cmd_call *c, size_t argi, uint64_t *offset)
+{
+    long long max = c->srv->settings.proto_max_bulk_len;
+    long long v;
+
+    if (cmd_ll_or_reply(c, argi, &v, ERR_BIT_OFFSET) != 0) {
+        return TERSE_EINVAL;
+    }
+    if (v < 0 || (max > 0 && ((unsigned long long)v >> 3) >= (unsigned long long)max)) {
+        cmd_reply_err(c, ERR_BIT_OFFSET);
+        return TERSE_EINVAL;
+    }
+    *offset = (uint64_t)v;
+    return TERSE_OK;
+}
+
+/* SETBIT: the old bit. The value grows with zero bytes to reach the offset; an existing key
+ * keeps its TTL and, as Redis's dbUnshareStringValue leaves it, is stored raw. */
+static void str_setbit(struct cmd_call *c)
+{
+    const struct resp_slice *key = &c->argv[1];
+    uint64_t offset;
+    long long on;
+    size_t olen = 0, got = 0, byte, nlen;
+    uint8_t *p, mask;
+    int replied = 0, st, old;
+    struct store_entry *e;
+
+    if (bit_offset_or_reply(c, 2, &offset) != TERSE_OK ||
+        cmd_ll_or_reply(c, 3, &on, ERR_BIT_VALUE) != 0) {
+        return;
+    }
+    if (on & ~1LL) {
+        cmd_reply_err(c, ERR_BIT_VALUE);
+        return;
+    }
+    e = cmd_lookup_write(c, key, &replied);
+    if (replied) {
+        return;
+    }
+    byte = (size_t)(offset >> 3);
+    if (e != NULL && value_len_or_reply(c, e, key, &olen) != TERSE_OK) {
+        return;
+    }
+    nlen = byte + 1 > olen ? byte + 1 : olen;
+    if (e != NULL) {
+        if (value_decode_or_reply(c, e, key, nlen, &p, &got) != TERSE_OK) {
+            return;
+        }
+        assert(got == olen);
+    } else {
+        st = cmd_scratch_reserve(c->srv, nlen);
+        if (st != TERSE_OK) {
+            cmd_reply_status(c, st);
+            return;
+        }
+        p = c->srv->scratch;
+    }
+    if (nlen > olen) {
+        memset(p + olen, 0, nlen - olen);
+    }
+    mask = (uint8_t)(1u << (7 - (offset & 7)));
+    old = (p[byte] & mask) != 0;
+    p[byte] = on ? (uint8_t)(p[byte] | mask) : (uint8_t)(p[byte] & ~mask);
+    st = cmd_value_store(c, c->cl->db, key, p, nlen, e != NULL ? STORE_KEEP_TTL : STORE_NO_EXPIRE,
+                         CMD_VALUE_RAW);
+    if (st != TERSE_OK) {
+        cmd_reply_status(c, st);
+        return;
+    }
+    resp_write_int(c->out, old);
+}
+
+/* GETBIT: 0 past the end of the value or for a missing key. */
+static void str_getbit(struct cmd_call *c)
+{
+    const struct resp_slice *key = &c->argv[1];
+    uint64_t offset;
+    size_t len = 0, got = 0, byte;
+    uint8_t *p;
+    int replied = 0;
+    struct store_entry *e;
+
+    if (bit_offset_or_reply(c, 2, &offset) != TERSE_OK) {
+        return;
+    }
+    e = cmd_lookup_read(c, key, &replied);
+    if (replied) {
+        return;
+    }
+    byte = (size_t)(offset >> 3);
+    if (e == NULL) {
+        resp_write_int(c->out, 0);
+        return;
+    }
+    if (value_len_or_reply(c, e, key, &len) != TERSE_OK) {
+        return;
+    }
+    if (byte >= len) {
+        resp_write_int(c->out, 0);
+        return;
+    }
+    if (value_decode_or_reply(c, e, key, len, &p, &got) != TERSE_OK) {
+        return;
+    }
+    assert(got == len);
+    resp_write_int(c->out, (p[byte] >> (7 - (offset & 7))) & 1);
+}
+
 /* ---- INCR family ------------------------------------------------------------------------- */
 
 /* cmd_parse_ld, rejecting an embedded NUL: strtold stops there and would take "1\0x" for 1,
@@ -816,6 +932,12 @@ const struct cmd_def cmd_string_defs[] = {
      "Get a substring of the string stored at a key", "1.0.0", "string", NULL},
     {"setrange", 4, W_OOM, 1, 1, 1, str_setrange, ACL_WS,
      "Overwrite part of a string at key starting at the specified offset", "2.2.0", "string",
+     NULL},
+    {"setbit", 4, W_OOM, 1, 1, 1, str_setbit, "@write @bitmap @slow",
+     "Sets or clears the bit at offset in the string value stored at key", "2.2.0", "bitmap",
+     NULL},
+    {"getbit", 3, CMD_READONLY | CMD_FAST, 1, 1, 1, str_getbit, "@read @bitmap @fast",
+     "Returns the bit value at offset in the string value stored at key", "2.2.0", "bitmap",
      NULL},
     {"incr", 2, W_OOM | CMD_FAST, 1, 1, 1, str_incr, ACL_WF,
      "Increment the integer value of a key by one", "1.0.0", "string", NULL},

@@ -579,6 +579,48 @@ static void test_no_alloc_when_warm(void **state)
     assert_int_equal(f->n_alloc, before);
 }
 
+/* SETBIT/GETBIT, replies as redis-server 7.0.15: growth with zero bytes, the old bit, the
+ * integer form of an INCR value, Redis's two error texts, a compressed value edited. */
+static void test_setbit_getbit(void **state)
+{
+    struct fx *f = *state;
+
+    EXPECT(f, "setbit b 1 1", ":0\r\n");
+    EXPECT(f, "get b", "$1\r\n@\r\n");
+    EXPECT(f, "setbit b 1 1", ":1\r\n");
+    EXPECT(f, "setbit b 2 1", ":0\r\n");
+    EXPECT(f, "get b", "$1\r\n`\r\n");
+    EXPECT(f, "setbit b 1 0", ":1\r\n");
+    EXPECT(f, "getbit b 2", ":1\r\n");
+    EXPECT(f, "getbit b 1", ":0\r\n");
+    EXPECT(f, "getbit b 100000", ":0\r\n");
+    EXPECT(f, "getbit nob 0", ":0\r\n");
+    assert_null(lookup(f, "nob"));
+    EXPECT(f, "setbit b 23 1", ":0\r\n");
+    EXPECT(f, "strlen b", ":3\r\n");
+    run(f, "get b");
+    assert_memory_equal(f->reply, "$3\r\n \0\x01\r\n", 9);
+    EXPECT(f, "incr n", ":1\r\n"); /* "1" is 0x31 = 00110001 */
+    EXPECT(f, "getbit n 2", ":1\r\n");
+    EXPECT(f, "setbit n 6 1", ":0\r\n");
+    EXPECT(f, "get n", "$1\r\n3\r\n");
+    EXPECT(f, "setbit b -1 1", "-ERR bit offset is not an integer or out of range\r\n");
+    EXPECT(f, "setbit b 4294967296 1", "-ERR bit offset is not an integer or out of range\r\n");
+    EXPECT(f, "getbit b x", "-ERR bit offset is not an integer or out of range\r\n");
+    EXPECT(f, "setbit b 0 2", "-ERR bit is not an integer or out of range\r\n");
+    EXPECT(f, "setbit b 0 -1", "-ERR bit is not an integer or out of range\r\n");
+    EXPECT(f, "setbit b 0 x", "-ERR bit is not an integer or out of range\r\n");
+    run(f, "set big aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+           "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    EXPECT(f, "setbit big 1030 1", ":0\r\n"); /* byte 128: 'a' 01100001 -> 01100011 'c' */
+    EXPECT(f, "getrange big 127 129", "$3\r\naca\r\n");
+    EXPECT(f, "setbit big 1343 1", ":0\r\n"); /* byte 167 of a 166-byte value */
+    run(f, "getrange big 164 170");
+    assert_int_equal(f->reply_len, 4 + 4 + 2);
+    assert_memory_equal(f->reply, "$4\r\naa\0\x01\r\n", 10);
+    EXPECT(f, "getbit big 1030", ":1\r\n");
+}
+
 static void test_table_rows(void **state)
 {
     const struct cmd_def *d;
@@ -588,12 +630,12 @@ static void test_table_rows(void **state)
     for (d = cmd_string_defs; d->name != NULL; d++) {
         assert_non_null(d->proc);
         assert_non_null(d->summary);
-        assert_string_equal(d->group, "string");
+        assert_string_equal(d->group, strcmp(d->name + 3, "bit") == 0 ? "bitmap" : "string");
         assert_int_equal(d->first_key, 1);
         assert_true((d->flags & CMD_WRITE) != 0 || (d->flags & CMD_READONLY) != 0);
         n++;
     }
-    assert_int_equal(n, 22);
+    assert_int_equal(n, 24);
     d = find_def("get");
     assert_int_equal(d->arity, 2);
     assert_int_equal(d->flags, CMD_READONLY | CMD_FAST);
@@ -620,6 +662,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_setrange, setup, teardown),
         cmocka_unit_test_setup_teardown(test_size_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compressed_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_setbit_getbit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_incr_family, setup, teardown),
         cmocka_unit_test_setup_teardown(test_incrbyfloat, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lcs, setup, teardown),
