@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 static size_t
 env_size(const char *name, size_t dflt)
@@ -44,13 +43,25 @@ file_write(void *opaque, const uint8_t *src, size_t len)
     return fwrite(src, 1, len, opaque) == len ? TERSE_OK : TERSE_EIO;
 }
 
+/* Peak RSS of this process image: VmHWM (getrusage's ru_maxrss would include the peak of
+ * the process that forked us, which exec does not reset). */
 static long
 peak_rss_kb(void)
 {
-    struct rusage ru;
+    char line[256];
+    long kb = -1;
+    FILE *f = fopen("/proc/self/status", "r");
 
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
+    if (f == NULL) {
+        return -1;
+    }
+    while (fgets(line, sizeof(line), f) != NULL) {
+        if (strncmp(line, "VmHWM:", 6) == 0) {
+            kb = strtol(line + 6, NULL, 10);
+        }
+    }
+    fclose(f);
+    return kb;
 }
 
 int
