@@ -27,7 +27,8 @@ enum terse_status {
     TERSE_ERATIO = -10,    /* declared compression ratio is beyond the cap */
     TERSE_ECONFIG = -11,   /* unknown or malformed configuration option */
     TERSE_ENOTFOUND = -12, /* the named thing does not exist */
-    TERSE_ECRYPTO = -13    /* encryption/decryption or authentication failed */
+    TERSE_ECRYPTO = -13,   /* encryption/decryption or authentication failed */
+    TERSE_EEXHAUSTED = -14 /* a nonce counter reached its limit: never reused, never wrapped */
 };
 
 /*

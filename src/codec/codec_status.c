@@ -23,6 +23,7 @@ static const char *const codec_status_text[] = {
     [-TERSE_ECONFIG] = "unknown or malformed configuration option",
     [-TERSE_ENOTFOUND] = "not found",
     [-TERSE_ECRYPTO] = "encryption or authentication failure",
+    [-TERSE_EEXHAUSTED] = "nonce counter exhausted (create a new cipher)",
 };
 
 const char *
