@@ -150,3 +150,15 @@ perf-ir: $(PERF_IR_BIN) $(PERF_IR_INPUTS)
 
 perf-ir-update: $(PERF_IR_BIN) $(PERF_IR_INPUTS)
 	$(PYTHON) bench/perf_ir.py $(PERF_IR_ARGS) update $(if $(ALLOW_RAISE),--allow-raise)
+
+# ---- throughput ---------------------------------------------------------------------------
+
+CODEC_BENCH := $(BUILD)/bench/codec_bench
+BENCH_ROUNDS ?= 30
+
+$(CODEC_BENCH): bench/codec_bench.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LIB_DEPLIBS) -lpthread -lm
+
+bench-codec: $(CODEC_BENCH) $(PERF_IR_INPUTS)
+	$(CODEC_BENCH) $(PERF_IR_DIR)/inputs $(BENCH_ROUNDS)
