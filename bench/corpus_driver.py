@@ -45,8 +45,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+NICE = 0  # --nice: scheduling priority of the servers and the loader (negative needs root)
+
+
 def pin(cpu: int) -> list:
-    return ["taskset", "-c", str(cpu)] if (os.cpu_count() or 1) > 1 else []
+    prio = ["nice", "-n", str(NICE)] if NICE else []
+    return (["taskset", "-c", str(cpu)] if (os.cpu_count() or 1) > 1 else []) + prio
 
 
 def resp_command(port: int, *args: str, timeout: float = 5.0) -> bytes:
@@ -273,11 +277,11 @@ def redis_version(argv0: str) -> str:
 
 
 def header(args, what: str) -> None:
-    print(f"# terse {git_rev(args.terse)}, redis-server {redis_version(args.redis)}")
+    print(f"# redis-server {redis_version(args.redis)}")
     print(f"# {time.strftime('%Y-%m-%d %H:%M %Z')} {os.uname().nodename}, {os.cpu_count()} CPUs, "
           f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.1f} GiB; {what}; "
           f"N={args.n} seed {args.seed}; {args.conns} conns x pipeline {args.pipeline}; "
-          f"servers on CPU 0, loader on CPU 1", flush=True)
+          f"servers on CPU 0, loader on CPU 1{f', nice {NICE}' if NICE else ''}", flush=True)
 
 
 def terse_section(port: int) -> str:
@@ -447,8 +451,9 @@ def bench_evict(args, corpus: str) -> int:
         print(f"{name}: after load {after_load[name]['keys']} keys, used_memory "
               f"{after_load[name]['used_memory'] / 2**20:.1f} MiB; peak used_memory "
               f"{peak_u / 2**20:.1f} MiB ({peak_u / budget:.3f}x budget), peak RSS "
-              f"{peak_r / 2**20:.1f} MiB ({peak_r / budget:.3f}x budget); evicted_keys "
-              f"{e['evicted_keys']}; load {fmt_rate(load[name]['overall'])} keys/s, "
+              f"{peak_r / 2**20:.1f} MiB ({peak_r / budget:.3f}x budget); at the end "
+              f"{e['keys']} keys, used_memory {e['used_memory'] / 2**20:.1f} MiB, RSS "
+              f"{e['rss'] / 2**20:.1f} MiB, evicted_keys {e['evicted_keys']}; load {fmt_rate(load[name]['overall'])} keys/s, "
               f"{load[name]['errors']} SET errors{' (first: ' + load[name]['first_error'] + ')' if load[name]['errors'] else ''}")
         if not evicting[name]:
             print(f"  !! {name} DOES NOT HOLD THE BUDGET: used_memory reached "
@@ -499,9 +504,13 @@ def main() -> int:
                     "at least 500000)")
     ap.add_argument("--evict", action="store_true", help="eviction benchmark")
     ap.add_argument("--maxmemory", default="256mb")
+    ap.add_argument("--nice", type=int, default=0, help="run servers and loader at this nice "
+                    "value (e.g. -5 on a machine shared with background jobs; needs root)")
     ap.add_argument("--tmpdir", default=None, help="where the corpus file goes (not the repo)")
     ap.add_argument("--corpus", default=None, help="use this existing corpus file (-n records)")
     args = ap.parse_args()
+    global NICE
+    NICE = args.nice
     if args.requests <= 0:
         args.requests = max(args.n, 500000)
     if args.slices <= 0:
@@ -517,6 +526,11 @@ def main() -> int:
         return 2
     tmp = tempfile.mkdtemp(prefix="terse-corpus-", dir=args.tmpdir)
     try:
+        # Run a private copy: other work in the same tree may rebuild build/terse-server.
+        print(f"# terse binary: {args.terse} ({git_rev(args.terse)}), copied to {tmp}")
+        copy = os.path.join(tmp, "terse-server")
+        shutil.copy2(args.terse, copy)
+        args.terse = copy
         corpus = args.corpus
         if corpus is None:
             corpus = os.path.join(tmp, "corpus.bin")
