@@ -165,6 +165,7 @@ struct cmd_server {
     struct cmd_client *clients;  /* list head */
     uint64_t next_client_id;
     int64_t start_ms;            /* process start, unix ms */
+    uint64_t used_memory_startup; /* hooks.mem_used at cmd_server_init (INFO, MEMORY STATS) */
     /* Changes since the last successful save (rdb_changes_since_last_save): cmd_dispatch
      * adds, after every CMD_WRITE command, the number of keys it names (at least 1); the
      * server subtracts what a snapshot covered. Not reset by CONFIG RESETSTAT. */
@@ -196,6 +197,27 @@ void cmd_client_deinit(struct cmd_server *srv, struct cmd_client *cl);
  */
 void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct resp_slice *argv,
                   size_t argc);
+
+/* ---- the memory budget (cmd_memory.c) --------------------------------------------------- */
+
+enum cmd_evict_result {
+    CMD_EVICT_OK = 0,      /* within maxmemory (none set, or enough was evicted) */
+    CMD_EVICT_RUNNING = 1, /* keys were evicted but the time ran out before enough was */
+    CMD_EVICT_FAIL = 2     /* over maxmemory: noeviction, or no key left to evict */
+};
+
+/*
+ * Evicts keys under the configured maxmemory-policy until hooks.mem_used() + need fits in
+ * settings.maxmemory, for at most budget_us microseconds (hooks.now_us; at least one batch
+ * of keys is evicted whatever the budget). need: bytes a write about to run will add (0 to
+ * just bring memory under the limit, as cron does). Counts evicted keys in stats. May free
+ * memory; allocates nothing. Worker thread only.
+ */
+enum cmd_evict_result cmd_memory_evict(struct cmd_server *srv, size_t need, uint64_t budget_us,
+                                       int64_t now_ms);
+/* Redis's eviction time limit for a maxmemory-eviction-tenacity (0..100): 50 us per step up to
+ * 10, then 15% more per step; UINT64_MAX (no limit) at 100. */
+uint64_t cmd_memory_evict_budget_us(int tenacity);
 
 /* ---- the command table -------------------------------------------------------------------- */
 
@@ -259,6 +281,7 @@ extern const struct cmd_def cmd_string_defs[];
 extern const struct cmd_def cmd_keys_defs[];
 extern const struct cmd_def cmd_conn_defs[];
 extern const struct cmd_def cmd_server_defs[];
+extern const struct cmd_def cmd_memory_defs[];
 extern const struct cmd_def cmd_persist_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */

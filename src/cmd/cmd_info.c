@@ -33,6 +33,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cmd/cmd_internal.h"
 #include "cmd/cmd_server.h"
 #include "cmd/cmd_util.h"
 #include "terse/status.h"
@@ -91,9 +92,25 @@ static void info_addf(struct info_buf *b, const char *fmt, ...)
     va_list ap;
     int n;
 
-    if (b->err || cmd_scratch_reserve(b->srv, b->len + INFO_LINE_MAX) != TERSE_OK) {
-        b->err = 1;
+    if (b->err) {
         return;
+    }
+    if (b->srv->scratch_cap < b->len + INFO_LINE_MAX) {
+        /* A reserve does not keep the contents: park the text in scratch2 meanwhile. */
+        if (b->len > 0 && cmd_scratch2_reserve(b->srv, b->len) != TERSE_OK) {
+            b->err = 1;
+            return;
+        }
+        if (b->len > 0) {
+            memcpy(b->srv->scratch2, b->srv->scratch, b->len);
+        }
+        if (cmd_scratch_reserve(b->srv, b->len + INFO_LINE_MAX) != TERSE_OK) {
+            b->err = 1;
+            return;
+        }
+        if (b->len > 0) {
+            memcpy(b->srv->scratch, b->srv->scratch2, b->len);
+        }
     }
     va_start(ap, fmt);
     n = vsnprintf((char *)b->srv->scratch + b->len, INFO_LINE_MAX, fmt, ap);
@@ -186,11 +203,21 @@ static void info_clients(struct info_buf *b, struct cmd_call *c, const struct in
 static void info_memory(struct info_buf *b, struct cmd_call *c, const struct info_data *d)
 {
     const struct cmd_sysinfo *si = &d->si;
+    const struct cmd_settings *st = &c->srv->settings;
     uint64_t used = si->used_memory, peak = si->used_memory_peak, rss = si->used_memory_rss;
-    uint64_t dataset = d->st.entry_bytes + d->st.index_bytes;
+    uint64_t startup = c->srv->used_memory_startup;
+    /* The dataset is the store's entries (keys, stored values, expiries); its index, the
+     * startup allocations, client buffers, codec contexts and scratch are overhead. */
+    uint64_t dataset = d->st.entry_bytes;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     uint64_t total = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
-    char h[4][32];
+    struct cmd_mem_figures f;
+    uint64_t alloc, active;
+    char h[5][32];
+
+    cmd_memory_figures(c->srv, &f);
+    alloc = f.alloc_allocated;
+    active = f.alloc_active > alloc ? f.alloc_active : alloc;
 
     if (peak < used) {
         peak = used;
@@ -198,10 +225,14 @@ static void info_memory(struct info_buf *b, struct cmd_call *c, const struct inf
     if (dataset > used) {
         dataset = used;
     }
+    if (startup > used) {
+        startup = used;
+    }
     human_bytes(h[0], sizeof(h[0]), used);
     human_bytes(h[1], sizeof(h[1]), rss);
     human_bytes(h[2], sizeof(h[2]), peak);
     human_bytes(h[3], sizeof(h[3]), total);
+    human_bytes(h[4], sizeof(h[4]), st->maxmemory);
     info_addf(b, "used_memory:%llu\r\nused_memory_human:%s\r\n", (unsigned long long)used, h[0]);
     info_addf(b, "used_memory_rss:%llu\r\nused_memory_rss_human:%s\r\n",
               (unsigned long long)rss, h[1]);
@@ -210,21 +241,41 @@ static void info_memory(struct info_buf *b, struct cmd_call *c, const struct inf
     info_addf(b, "used_memory_peak_perc:%.2f%%\r\n",
               peak > 0 ? (double)used * 100 / (double)peak : 100.0);
     info_addf(b, "used_memory_overhead:%llu\r\n", (unsigned long long)(used - dataset));
+    info_addf(b, "used_memory_startup:%llu\r\n", (unsigned long long)startup);
     info_addf(b, "used_memory_dataset:%llu\r\n", (unsigned long long)dataset);
+    /* As Redis: the dataset's share of what was allocated after startup. */
     info_addf(b, "used_memory_dataset_perc:%.2f%%\r\n",
-              used > 0 ? (double)dataset * 100 / (double)used : 0.0);
+              used > startup ? (double)dataset * 100 / (double)(used - startup) : 0.0);
+    /* glibc's own view (mallinfo2): what it handed out, and what it holds from the system. */
+    info_addf(b, "allocator_allocated:%llu\r\nallocator_active:%llu\r\n"
+                 "allocator_resident:%llu\r\n",
+              (unsigned long long)alloc, (unsigned long long)active, (unsigned long long)rss);
     info_addf(b, "total_system_memory:%llu\r\ntotal_system_memory_human:%s\r\n",
               (unsigned long long)total, h[3]);
-    human_bytes(h[0], sizeof(h[0]), si->maxmemory);
-    info_addf(b, "maxmemory:%llu\r\nmaxmemory_human:%s\r\n", (unsigned long long)si->maxmemory,
-              h[0]);
-    info_addf(b, "maxmemory_policy:%s\r\n", c->srv->settings.maxmemory_policy != NULL
-                                                ? c->srv->settings.maxmemory_policy
-                                                : "noeviction");
+    /* No scripting engine: nothing is held for one. */
+    info_addf(b, "used_memory_lua:0\r\nused_memory_vm_eval:0\r\nused_memory_lua_human:0B\r\n"
+                 "used_memory_scripts_eval:0\r\nnumber_of_cached_scripts:0\r\n"
+                 "number_of_functions:0\r\nnumber_of_libraries:0\r\n"
+                 "used_memory_vm_functions:0\r\nused_memory_vm_total:0\r\n"
+                 "used_memory_vm_total_human:0B\r\nused_memory_functions:0\r\n"
+                 "used_memory_scripts:0\r\nused_memory_scripts_human:0B\r\n");
+    info_addf(b, "maxmemory:%llu\r\nmaxmemory_human:%s\r\n", (unsigned long long)st->maxmemory,
+              h[4]);
+    info_addf(b, "maxmemory_policy:%s\r\n",
+              st->maxmemory_policy != NULL ? st->maxmemory_policy : "noeviction");
+    info_addf(b, "allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%lld\r\n",
+              alloc > 0 ? (double)active / (double)alloc : 0.0,
+              (long long)active - (long long)alloc);
+    info_addf(b, "allocator_rss_ratio:%.2f\r\nallocator_rss_bytes:%lld\r\n",
+              active > 0 ? (double)rss / (double)active : 0.0, (long long)rss - (long long)active);
+    info_addf(b, "rss_overhead_ratio:1.00\r\nrss_overhead_bytes:0\r\n");
     info_addf(b, "mem_fragmentation_ratio:%.2f\r\n", used > 0 ? (double)rss / (double)used : 0.0);
     info_addf(b, "mem_fragmentation_bytes:%lld\r\n", (long long)rss - (long long)used);
     info_addf(b, "mem_not_counted_for_evict:0\r\nmem_replication_backlog:0\r\n"
-                 "mem_clients_slaves:0\r\nmem_aof_buffer:0\r\n");
+                 "mem_total_replication_buffers:0\r\n"
+                 "mem_clients_slaves:0\r\nmem_clients_normal:%llu\r\n"
+                 "mem_cluster_links:0\r\nmem_aof_buffer:0\r\n",
+              (unsigned long long)f.clients);
     info_addf(b, "mem_allocator:libc\r\n");
     info_addf(b, "active_defrag_running:0\r\n");
     info_addf(b, "lazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n");
@@ -282,7 +333,8 @@ static void info_stats(struct info_buf *b, struct cmd_call *c, const struct info
               (unsigned long long)d->si.rejected_connections);
     info_addf(b, "sync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n");
     info_addf(b, "expired_keys:%llu\r\n", (unsigned long long)d->st.expired_keys);
-    info_addf(b, "evicted_keys:0\r\nevicted_clients:0\r\n");
+    info_addf(b, "evicted_keys:%llu\r\nevicted_clients:0\r\n",
+              (unsigned long long)s->evicted_keys);
     info_addf(b, "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n",
               (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses);
     info_addf(b, "pubsub_channels:0\r\npubsub_patterns:0\r\npubsubshard_channels:0\r\n");

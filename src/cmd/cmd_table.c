@@ -6,7 +6,8 @@
  * case-insensitive compare: no allocation per lookup.
  *
  * Dispatch follows Redis 7.0's processCommand order: resolve the command (unknown command,
- * unknown subcommand), check arity, check authentication, then run the handler.
+ * unknown subcommand), check arity, check authentication, maxmemory (evict, or refuse a
+ * CMD_DENYOOM command that does not fit: cmd_memory.c), then run the handler.
  */
 #include "cmd/cmd.h"
 
@@ -22,7 +23,8 @@
 static const struct cmd_def *const *families(size_t *n)
 {
     static const struct cmd_def *const fam[] = {cmd_string_defs, cmd_keys_defs, cmd_conn_defs,
-                                                cmd_server_defs, cmd_persist_defs};
+                                                cmd_server_defs, cmd_memory_defs,
+                                                cmd_persist_defs};
     *n = sizeof(fam) / sizeof(fam[0]);
     return fam;
 }
@@ -78,6 +80,8 @@ int cmd_server_init(struct cmd_server *srv)
     srv->scratch2 = NULL;
     srv->scratch2_cap = 0;
     memset(&srv->stats, 0, sizeof(srv->stats));
+    srv->used_memory_startup =
+        srv->hooks.mem_used != NULL ? srv->hooks.mem_used(srv->hooks.srv) : 0;
     srv->dirty = 0;
     return TERSE_OK;
 }
@@ -288,6 +292,9 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
     }
     if (!(cl->flags & CMD_CLIENT_AUTHED) && !(d->flags & CMD_NO_AUTH)) {
         cmd_reply_err(&call, "NOAUTH Authentication required.");
+        return;
+    }
+    if (srv->settings.maxmemory != 0 && !cmd_memory_admit(&call, d)) {
         return;
     }
     cl->last_cmd = d->name;

@@ -2,7 +2,9 @@
  * srv_cron: periodic work, hz times a second, each part bounded so no run stalls clients.
  *
  * Active expiry gets 25% of the period (Redis's ACTIVE_EXPIRE_CYCLE_SLOW_TIME_PERC), scaled
- * by active-expire-effort; rehashing gets a fixed number of bucket steps.
+ * by active-expire-effort; rehashing gets a fixed number of bucket steps. When memory is over
+ * maxmemory (CONFIG SET lowered it, or client buffers grew) keys are evicted down to it for
+ * at most CRON_EVICT_BUDGET_US per run, so a large drop is spread over many runs.
  */
 #include "core/core_time.h"
 #include "server/srv_internal.h"
@@ -10,6 +12,7 @@
 
 #define CRON_REHASH_STEPS 100 /* buckets moved per database per run */
 #define CRON_SCRATCH_KEEP (1024 * 1024) /* command scratch above this is released */
+#define CRON_EVICT_BUDGET_US 2000 /* eviction time per run while over maxmemory */
 
 static uint64_t mono_us(void)
 {
@@ -37,6 +40,9 @@ void srv_cron(struct srv *s)
         return;
     }
     s->last_cron_ms = now;
+    if (s->cmd.settings.maxmemory != 0) {
+        cmd_memory_evict(&s->cmd, 0, CRON_EVICT_BUDGET_US, now);
+    }
     if (s->cmd.settings.active_expire) {
         budget_us = (uint64_t)period * 1000u * 25u / 100u;
         budget_us += budget_us * (uint64_t)(s->cfg.active_expire_effort - 1) / 4u;
