@@ -9,7 +9,8 @@
  *   a0|n .. | d9/da/db      format, shortest str header
  *
  * Retrieve order (every step before any output is written or allocated, except 6-9):
- *   1 env_len cap; 2 structure and exact typed shape, no trailing bytes (below); 3 block cap; 4 original_size cap (64-bit); 5 empty block, ratio in 64 bits;
+ *   1 env_len cap; 2 structure and exact typed shape, no trailing bytes (below); 3 block cap;
+ *   4 original_size cap (64-bit); 5 empty block, ratio in 64 bits;
  *   then room in dst and format; 6 LZ4_decompress_safe into dst with capacity original_size;
  *   7 decoded length == original_size (TERSE_ELENGTH: a short block is a length error even
  *   when the checksum of the short output matches); 8 checksum.
@@ -44,6 +45,7 @@ struct terse_ctx {
 };
 
 #define DEFAULT_FORMAT_LEN (sizeof(DEFAULT_FORMAT) - 1)
+#define DEFAULT_FORMAT_STR "\xa7" DEFAULT_FORMAT /* fixstr(7) header + text, as written */
 #define HIGH_BITS 0x8080808080808080ull
 
 /* ---- allocator and contexts -------------------------------------------------------------- */
@@ -157,8 +159,8 @@ literal_block_put(uint8_t *p, const uint8_t *src, size_t n)
     }
 }
 
-/* Writes checksum, original_size and format at p; returns bytes written. Each checksum byte is
- * the shortest uint: a fixint below 0x80, else cc XX. */
+/* Writes checksum, original_size and format (fmt NULL: the default) at p; returns bytes
+ * written. Each checksum byte is the shortest uint: a fixint below 0x80, else cc XX. */
 static size_t
 trailer_put(uint8_t *p, uint64_t sum, size_t orig_len, const char *fmt, size_t fmt_len)
 {
@@ -188,6 +190,10 @@ trailer_put(uint8_t *p, uint64_t sum, size_t orig_len, const char *fmt, size_t f
     } else {
         n += codec_mp_put_uint(p + n, orig_len);
     }
+    if (fmt == NULL) { /* the default: fixstr header and text as one constant-size copy */
+        memcpy(p + n, DEFAULT_FORMAT_STR, sizeof(DEFAULT_FORMAT_STR) - 1);
+        return n + sizeof(DEFAULT_FORMAT_STR) - 1;
+    }
     if (fmt_len <= 31) {
         p[n++] = (uint8_t)(0xa0 | fmt_len);
     } else {
@@ -203,8 +209,8 @@ trailer_len(uint64_t sum, size_t orig_len, size_t fmt_len)
     /* Bytes >= 0x80 take a cc prefix: count the high bits of the 8 bytes in one multiply. */
     size_t high = (size_t)((((sum & HIGH_BITS) >> 7) * 0x0101010101010101ull) >> 56);
 
-    return 1 + CHECKSUM_N + high + codec_mp_uint_len(orig_len) +
-           codec_mp_str_header_len(fmt_len) + fmt_len;
+    return 1 + CHECKSUM_N + high + (orig_len < 0x80 ? 1 : codec_mp_uint_len(orig_len)) +
+           (fmt_len <= 31 ? 1 : codec_mp_str_header_len(fmt_len)) + fmt_len;
 }
 
 /* Compresses src (>= TERSE_ENVELOPE_LITERAL_MAX bytes) into dst behind the array marker and
@@ -295,7 +301,7 @@ envelope_store(void *state, const void *src, size_t src_len, const char *format,
     if (pos + tail > TERSE_ENVELOPE_MAX) {
         return TERSE_ETOOBIG;
     }
-    *dst_len = pos + trailer_put(out + pos, sum, src_len, fmt, fmt_len);
+    *dst_len = pos + trailer_put(out + pos, sum, src_len, format != NULL ? fmt : NULL, fmt_len);
     return TERSE_OK;
 }
 

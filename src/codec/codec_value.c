@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
-#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem, *_advanced: contexts on the caller's allocator */
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_initStatic*, ZSTD_estimate*: zstd objects in our memory */
 #include <zdict.h>
 #include <zstd.h>
 

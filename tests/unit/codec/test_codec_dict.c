@@ -63,7 +63,8 @@ record(char *p, size_t cap, unsigned i)
     static const char *const langs[] = { "en-GB", "de-DE", "ja-JP", "fr-FR", "pt-BR" };
     int n = snprintf(p, cap,
                      "{\"id\":%u,\"login\":\"user%u\",\"email\":\"user%u@example.org\","
-                     "\"role\":\"%s\",\"lang\":\"%s\",\"created_at\":\"2024-%02u-%02uT1%u:0%u:00Z\","
+                     "\"role\":\"%s\",\"lang\":\"%s\","
+                     "\"created_at\":\"2024-%02u-%02uT1%u:0%u:00Z\","
                      "\"settings\":{\"theme\":\"%s\",\"notifications\":%s,\"page_size\":%u},"
                      "\"tags\":[\"t%u\",\"t%u\"]}",
                      i, i * 37 % 1000, i, roles[i % 5], langs[(i / 5) % 5], 1 + i % 12,
