@@ -27,6 +27,11 @@ LIB_PRIVATE := -l:liblz4.a -lxxhash -lzstd -lcrypto -lpthread
 # A sanitizer build leaves the sanitizer runtime to the executable: no --no-undefined then.
 LIB_NOUNDEF := $(if $(SANITIZE),,-Wl,--no-undefined)
 
+# libterse links libcrypto; perf-ir (in make test) runs valgrind. The Makefile's package lists
+# are expanded when its deps targets run, so appending here is enough.
+BUILD_PKGS += libssl-dev
+TEST_PKGS += libssl-dev valgrind
+
 .PHONY: lib-check lib-headers lib-smoke perf-ir perf-ir-update bench-codec envelope-cli-test \
         fuzz-codec
 
@@ -137,7 +142,7 @@ $(PERF_IR_BIN): bench/perf_ir.c $(LIBA)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
 
 # Real corpus records, chosen once and cached (bench/perf_ir_inputs.py says which).
-$(PERF_IR_INPUTS): bench/perf_ir_inputs.py $(PERF_IR_BIN)
+$(PERF_IR_INPUTS): bench/perf_ir_inputs.py | $(PERF_IR_BIN)
 	TERSE_SHARED=$(CURDIR)/../shared $(PYTHON) bench/perf_ir_inputs.py $(PERF_IR_DIR)/inputs
 	$(PERF_IR_BIN) train $(PERF_IR_DIR)/inputs $(PERF_IR_DIR)/inputs/dict.bin
 	touch $@
