@@ -110,9 +110,11 @@ test: deps-test
 
 # ---- packages ------------------------------------------------------------------------------
 
-BUILD_PKGS := make gcc libc6-dev liblz4-dev libxxhash-dev libzstd-dev pkg-config
-TEST_PKGS := $(BUILD_PKGS) clang libclang-rt-14-dev libcmocka-dev redis-server redis-tools \
-             python3 python3-pytest python3-redis
+BUILD_PKGS := make gcc libc6-dev liblz4-dev libxxhash-dev libzstd-dev pkg-config libssl-dev \
+              libcurl4-openssl-dev zlib1g-dev libisal-dev
+TEST_PKGS := $(BUILD_PKGS) g++ clang libclang-rt-14-dev libcmocka-dev redis-server redis-tools \
+             python3 python3-pytest python3-redis python3-boto3 valgrind tcl patch \
+             debian-archive-keyring
 missing = $(strip $(foreach p,$(1),$(if $(shell dpkg-query -W -f='$${Status}' $(p) 2>/dev/null \
           | grep -q 'ok installed' && echo y),,$(p))))
 
