@@ -119,11 +119,15 @@ pool_free(void *p)
     if (h->magic != MAGIC_POOL) {
         abort(); /* not ours: a library bypassed the allocator it was given */
     }
+    uint32_t cls = h->cls; /* read before the free-list link overwrites the header */
+    if (cls >= N_CLASSES) {
+        abort();
+    }
     h->magic = 0;
     pthread_mutex_lock(&pool.mu);
     struct free_blk *f = (struct free_blk *)(void *)h;
-    f->next = pool.free[h->cls];
-    pool.free[h->cls] = f;
+    f->next = pool.free[cls];
+    pool.free[cls] = f;
     pthread_mutex_unlock(&pool.mu);
 }
 

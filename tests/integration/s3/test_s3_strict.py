@@ -172,7 +172,16 @@ def test_receiver_gone_mid_upload(s3_tool, strict, tmp_path):
     env = tool_env(strict.endpoint, checksum="crc32", part_size=5 * MiB, max_attempts=3)
     proc = subprocess.Popen([s3_tool, "put", "bkt", "k", str(path)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    with open(path, "wb") as w:
+    fd = -1
+    deadline = time.time() + 30
+    while fd < 0:  # a non-blocking open fails (ENXIO) until s3-tool opens its end
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            assert proc.poll() is None and time.time() < deadline, proc.communicate()
+            time.sleep(0.02)
+    os.set_blocking(fd, True)
+    with os.fdopen(fd, "wb") as w:
         w.write(os.urandom(5 * MiB + 1))  # part 1 and the peeked byte
         deadline = time.time() + 30
         while strict.ops("UploadPart") != [200] and time.time() < deadline:
