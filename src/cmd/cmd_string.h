@@ -1,0 +1,38 @@
+/*
+ * cmd_string: the string command family. Its one table, cmd_string_defs (declared in cmd.h),
+ * lives in cmd_string.c; the handlers are spread over cmd_string.c, cmd_strset.c,
+ * cmd_strmod.c, cmd_incr.c and cmd_lcs.c, which share the value helpers below. Each helper
+ * named *_or_reply writes the error reply itself when it fails and returns the status.
+ * Everything runs on the worker thread that owns the shard.
+ */
+#ifndef TERSE_CMD_STRING_H
+#define TERSE_CMD_STRING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmd/cmd.h"
+
+/* Bytes of a long long in decimal, with sign and NUL: a longer value is no integer. */
+#define CMD_STRING_LL_CAP 24
+
+/* The original length of string entry e of key (header only: no decoding). TERSE_OK, or the
+ * read error (CORRUPT, counted once, for a checksum or structure failure), replied. */
+int cmd_string_len_or_reply(struct cmd_call *c, const struct store_entry *e,
+                            const struct resp_slice *key, size_t *len);
+
+/*
+ * Decodes string entry e of key into srv->scratch, reserved for at least cap bytes (cap >=
+ * the value's length, from cmd_string_len_or_reply), so the caller can grow the value in
+ * place. *p (output: the value) is valid until the next scratch reserve; *len is the value's
+ * length. TERSE_OK, or TERSE_ENOMEM / the read error, replied.
+ */
+int cmd_string_decode_or_reply(struct cmd_call *c, const struct store_entry *e,
+                               const struct resp_slice *key, size_t cap, uint8_t **p, size_t *len);
+
+/* Redis's checkStringLength: may a value of size bytes grow by append bytes within
+ * settings.proto_max_bulk_len? TERSE_OK, or TERSE_ETOOBIG with the error replied. */
+int cmd_string_length_ok_or_reply(struct cmd_call *c, unsigned long long size,
+                                  unsigned long long append);
+
+#endif /* TERSE_CMD_STRING_H */
