@@ -10,6 +10,7 @@
 #include "cmd/cmd.h"
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_util.h"
+#include "cmd/cmd_value.h"
 #include "terse/status.h"
 
 #define TERSE_REDIS_COMPAT_VERSION "7.0.15"

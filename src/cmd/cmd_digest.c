@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd_util.h"
+#include "cmd/cmd_value.h"
 #include "terse/status.h"
 
 /* ---- SHA-1 -------------------------------------------------------------------------------- */

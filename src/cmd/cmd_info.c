@@ -36,6 +36,7 @@
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_server.h"
 #include "cmd/cmd_util.h"
+#include "cmd/cmd_value.h"
 #include "terse/status.h"
 
 /* Longest single field line INFO writes (executable paths included). */

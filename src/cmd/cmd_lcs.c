@@ -21,6 +21,7 @@
 #include "cmd/cmd_lcs.h"
 
 #include "cmd/cmd_util.h"
+#include "cmd/cmd_value.h"
 #include "codec/codec_value.h"
 #include "resp/resp_write.h"
 #include "store/store.h"

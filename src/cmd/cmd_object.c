@@ -17,6 +17,7 @@
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_keys.h"
 #include "cmd/cmd_util.h"
+#include "cmd/cmd_value.h"
 #include "terse/status.h"
 
 /* Redis's shared integers: values 0 <= v < KEYS_SHARED_INTEGERS are one shared object whose

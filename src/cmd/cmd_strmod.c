@@ -20,6 +20,7 @@
 
 #include "cmd/cmd_string.h"
 #include "cmd/cmd_util.h"
+#include "cmd/cmd_value.h"
 #include "store/store.h"
 #include "terse/status.h"
 

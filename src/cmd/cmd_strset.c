@@ -16,6 +16,7 @@
 #include <limits.h>
 
 #include "cmd/cmd_util.h"
+#include "cmd/cmd_value.h"
 #include "store/store.h"
 #include "terse/status.h"
 

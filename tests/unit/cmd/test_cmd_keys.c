@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 
 #include "cmd/cmd_util.h"
+#include "cmd/cmd_value.h"
 #include "terse/status.h"
 
 #include <setjmp.h>

@@ -1,0 +1,205 @@
+/*
+ * cmd_value: the value path, so that every family stores and reads strings the same way:
+ *
+ *   write: bytes -> integer-looking? store_set_int : codec_value_encode(scratch2) -> store
+ *   read:  entry -> int? format : codec_value_decode straight into the reply buffer
+ *
+ * Scratch buffers belong to struct cmd_server; they are grown here and reused, so a warm
+ * request loop allocates nothing.
+ */
+#include "cmd/cmd_value.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd_util.h"
+#include "terse/status.h"
+
+/* ---- scratch ------------------------------------------------------------------------------ */
+
+static int scratch_grow(struct cmd_server *srv, uint8_t **p, size_t *cap, size_t n)
+{
+    uint8_t *np;
+    size_t ncap;
+
+    if (n <= *cap) {
+        return TERSE_OK;
+    }
+    ncap = *cap < 4096 ? 4096 : *cap;
+    while (ncap < n) {
+        ncap = ncap > SIZE_MAX / 2 ? n : ncap * 2;
+    }
+    np = srv->alloc.alloc(srv->alloc.opaque, ncap);
+    if (np == NULL) {
+        return TERSE_ENOMEM;
+    }
+    /* Contents are not preserved: scratch holds nothing across a reserve. */
+    srv->alloc.free(srv->alloc.opaque, *p);
+    *p = np;
+    *cap = ncap;
+    return TERSE_OK;
+}
+
+void cmd_server_trim(struct cmd_server *srv, size_t keep)
+{
+    if (srv->scratch_cap > keep) {
+        srv->alloc.free(srv->alloc.opaque, srv->scratch);
+        srv->scratch = NULL;
+        srv->scratch_cap = 0;
+    }
+    if (srv->scratch2_cap > keep) {
+        srv->alloc.free(srv->alloc.opaque, srv->scratch2);
+        srv->scratch2 = NULL;
+        srv->scratch2_cap = 0;
+    }
+}
+
+int cmd_scratch_reserve(struct cmd_server *srv, size_t n)
+{
+    return scratch_grow(srv, &srv->scratch, &srv->scratch_cap, n);
+}
+
+int cmd_scratch2_reserve(struct cmd_server *srv, size_t n)
+{
+    return scratch_grow(srv, &srv->scratch2, &srv->scratch2_cap, n);
+}
+
+/* ---- values ------------------------------------------------------------------------------- */
+
+int cmd_value_len(struct cmd_call *c, const struct store_entry *e, size_t *len)
+{
+    struct codec_value_info info;
+    const uint8_t *p;
+    size_t n;
+    int st;
+
+    (void)c;
+    if (store_entry_enc(e) == STORE_ENC_INT) {
+        char buf[24];
+        *len = cmd_format_ll(buf, store_entry_int(e));
+        return TERSE_OK;
+    }
+    p = store_entry_val(e, &n);
+    st = codec_value_info(p, n, &info);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    *len = info.orig_len;
+    return TERSE_OK;
+}
+
+int cmd_value_get(struct cmd_call *c, const struct store_entry *e, const uint8_t **out,
+                  size_t *len)
+{
+    struct codec_value_info info;
+    const uint8_t *p;
+    size_t n;
+    int st;
+
+    if (store_entry_enc(e) == STORE_ENC_INT) {
+        st = cmd_scratch_reserve(c->srv, 24);
+        if (st != TERSE_OK) {
+            return st;
+        }
+        *len = cmd_format_ll((char *)c->srv->scratch, store_entry_int(e));
+        *out = c->srv->scratch;
+        return TERSE_OK;
+    }
+    p = store_entry_val(e, &n);
+    st = codec_value_info(p, n, &info);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    st = cmd_scratch_reserve(c->srv, info.orig_len + 1);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    st = codec_value_decode(c->srv->codec, p, n, c->srv->scratch, c->srv->scratch_cap, len);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    *out = c->srv->scratch;
+    return TERSE_OK;
+}
+
+void cmd_reply_value(struct cmd_call *c, const struct store_entry *e, const struct resp_slice *key)
+{
+    struct codec_value_info info;
+    const uint8_t *p;
+    uint8_t *dst;
+    size_t n, got = 0, mark;
+    char hdr[RESP_HEADER_MAX];
+    int hl, st;
+
+    if (store_entry_enc(e) == STORE_ENC_INT) {
+        resp_write_bulk_ll(c->out, store_entry_int(e));
+        return;
+    }
+    p = store_entry_val(e, &n);
+    if (codec_value_info(p, n, &info) != TERSE_OK) {
+        cmd_reply_corrupt(c, key->p, key->len);
+        return;
+    }
+    hl = snprintf(hdr, sizeof(hdr), "$%zu\r\n", info.orig_len);
+    mark = c->out->len;
+    dst = resp_out_reserve(c->out, (size_t)hl + info.orig_len + 2);
+    if (dst == NULL) {
+        return; /* sticky error: the connection is closed by its owner */
+    }
+    memcpy(dst, hdr, (size_t)hl);
+    st = codec_value_decode(c->srv->codec, p, n, dst + hl, info.orig_len, &got);
+    if (st != TERSE_OK || got != info.orig_len) {
+        /* Nothing of the value is sent: drop what was decoded and report the key. */
+        c->out->len = mark;
+        cmd_reply_corrupt(c, key->p, key->len);
+        return;
+    }
+    memcpy(dst + hl + got, "\r\n", 2);
+    resp_out_commit(c->out, (size_t)hl + got + 2);
+}
+
+int cmd_value_store(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
+                    size_t len, int64_t expire_ms, unsigned opts)
+{
+    struct store_shard *s = cmd_shard(c, key->p, key->len);
+    long long v;
+    size_t stored_len = 0;
+    int st;
+
+    if (!(opts & CMD_VALUE_RAW) && len <= 20 && cmd_parse_ll(p, len, &v)) {
+        return store_set_int(s, db, key->p, key->len, v, expire_ms, c->now_ms);
+    }
+    if ((long long)len > c->srv->settings.proto_max_bulk_len &&
+        c->srv->settings.proto_max_bulk_len > 0) {
+        return TERSE_ETOOBIG;
+    }
+    st = cmd_scratch2_reserve(c->srv, codec_value_bound(len));
+    if (st != TERSE_OK) {
+        return st;
+    }
+    st = codec_value_encode(c->srv->codec, p, len, c->srv->scratch2, c->srv->scratch2_cap,
+                            &stored_len);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    st = store_set_str_flags(s, db, key->p, key->len, c->srv->scratch2, stored_len, expire_ms,
+                             c->now_ms, (opts & CMD_VALUE_RAW) ? (unsigned)STORE_SET_RAW : 0u);
+    if (st == TERSE_OK) {
+        c->srv->stats.orig_value_bytes += len;
+        c->srv->stats.stored_value_bytes += stored_len;
+    }
+    return st;
+}
+
+int cmd_value_set_db(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
+                     size_t len, int64_t expire_ms)
+{
+    return cmd_value_store(c, db, key, p, len, expire_ms, 0);
+}
+
+int cmd_value_set(struct cmd_call *c, const struct resp_slice *key, const uint8_t *p, size_t len,
+                  int64_t expire_ms)
+{
+    return cmd_value_set_db(c, c->cl->db, key, p, len, expire_ms);
+}

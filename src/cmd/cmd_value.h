@@ -1,0 +1,58 @@
+/*
+ * cmd_value: the value path shared by the command families: encode on write, decode on read
+ * (straight into the reply), and the server's scratch buffers they compose values in.
+ * Everything runs on the worker thread that owns the shard.
+ */
+#ifndef TERSE_CMD_VALUE_H
+#define TERSE_CMD_VALUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmd/cmd.h"
+
+/* The original length of a string entry (cheap: header only). TERSE_OK or TERSE_ECORRUPT. */
+int cmd_value_len(struct cmd_call *c, const struct store_entry *e, size_t *len);
+
+/*
+ * Decodes a string entry into the server's scratch buffer (or formats its integer).
+ * *p is valid until the next cmd_value_* call or scratch reserve. TERSE_OK, TERSE_ENOMEM,
+ * TERSE_ECORRUPT (not counted here: the caller replies with cmd_reply_corrupt, which counts).
+ * The caller may compose a new value in scratch and hand it to cmd_value_set, which encodes
+ * into scratch2; reserving scratch never disturbs scratch2 and the other way round.
+ */
+int cmd_value_get(struct cmd_call *c, const struct store_entry *e, const uint8_t **p,
+                  size_t *len);
+
+/*
+ * Replies the value of a string entry as a bulk string, decoding straight into the output
+ * buffer. On corruption, replies the CORRUPT error instead (nothing of the value is sent); the
+ * reply starts with '-' exactly then. A handler may truncate out->len back to a mark it saved
+ * before, to withdraw a reply it has not finished.
+ */
+void cmd_reply_value(struct cmd_call *c, const struct store_entry *e, const struct resp_slice *key);
+
+/*
+ * Stores a string value for key in the client's db: an integer-looking value (as Redis's
+ * string2ll, at most 20 bytes) is held as an int, anything else goes through the codec.
+ * expire_ms as store_set_str. TERSE_OK, TERSE_ENOMEM, TERSE_ETOOBIG, TERSE_EOOM.
+ */
+int cmd_value_set(struct cmd_call *c, const struct resp_slice *key, const uint8_t *p, size_t len,
+                  int64_t expire_ms);
+int cmd_value_set_db(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
+                     size_t len, int64_t expire_ms);
+
+/* cmd_value_set_db with options: CMD_VALUE_RAW keeps the bytes a string even when they look
+ * like an integer, and marks it "raw" for OBJECT ENCODING (APPEND, SETRANGE: Redis turns the
+ * value into a raw string). Encodes into scratch2, so p must not point into scratch2. */
+#define CMD_VALUE_RAW 1u
+int cmd_value_store(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
+                    size_t len, int64_t expire_ms, unsigned opts);
+
+/* Grows the server's scratch (or scratch2) to at least n bytes. TERSE_OK or TERSE_ENOMEM.
+ * Callers must not hold a pointer from cmd_value_get across a scratch_reserve. */
+int cmd_scratch_reserve(struct cmd_server *srv, size_t n);
+
+int cmd_scratch2_reserve(struct cmd_server *srv, size_t n);
+
+#endif /* TERSE_CMD_VALUE_H */
