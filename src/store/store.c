@@ -11,6 +11,7 @@
  */
 #include "store/store.h"
 
+#include <malloc.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -29,7 +30,6 @@ struct store_db *store_db_get(struct store_shard *s, int db)
 static void db_init(struct store_db *d)
 {
     memset(d, 0, sizeof(*d));
-    d->rehash_idx = -1;
 }
 
 int store_shard_create(struct store_shard **out, int n_db)
@@ -61,27 +61,27 @@ int store_shard_create(struct store_shard **out, int n_db)
     }
     s->seed = seed;
     s->rng = seed | 1;
+    /* glibc raises its mmap threshold to the size of any mmapped block freed, after which
+     * 1 MiB spans would come from the heap and a freed one would stay resident. Pinning the
+     * threshold (at glibc's own default) keeps every span of STORE_SPAN_MAX mmapped. */
+    (void)mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     *out = s;
     return TERSE_OK;
 }
 
+struct store_entry *store_link_entry(const struct store_shard *s, const uint8_t *link)
+{
+    return store_arena_ptr(&s->arena, store_link_get(link));
+}
+
 void store_db_clear(struct store_shard *s, struct store_db *d)
 {
-    for (int t = 0; t < 2; t++) {
-        for (uint64_t b = 0; b < d->tab[t].size; b++) {
-            struct store_entry *e = d->tab[t].slot[b];
-            while (e != NULL) {
-                struct store_entry *next = e->next;
-                s->entry_bytes -= core_mem_usable(e);
-                if (store_entry_enc(e) == STORE_ENC_STR) {
-                    s->value_bytes -= e->vlen;
-                }
-                core_free(e);
-                e = next;
-            }
+    for (uint64_t b = 0; b < d->n_buckets; b++) {
+        uint8_t *head = store_index_bucket(d, b);
+        while (store_link_get(head) != STORE_REF_NONE) {
+            store_unlink_free(s, d, head);
         }
     }
-    s->n_keys -= d->n_keys;
     store_index_release(s, d);
     db_init(d);
 }
@@ -95,8 +95,9 @@ void store_shard_destroy(struct store_shard **pp)
     }
     s = *pp;
     for (int i = 0; i < s->n_db; i++) {
-        store_db_clear(s, &s->db[i]);
+        store_index_release(s, &s->db[i]);
     }
+    store_arena_clear(s);
     core_free(s->db);
     core_free(s);
     *pp = NULL;
@@ -111,45 +112,53 @@ int store_shard_n_db(const struct store_shard *s)
 
 void store_account_add(struct store_shard *s, struct store_db *d, const struct store_entry *e)
 {
+    struct store_elens l;
+
+    store_entry_lens(e, &l);
     d->n_keys++;
     s->n_keys++;
-    s->entry_bytes += core_mem_usable(e);
+    s->entry_bytes += l.size;
     if (store_entry_enc(e) == STORE_ENC_STR) {
-        s->value_bytes += e->vlen;
+        s->value_bytes += l.vlen;
     }
     if (e->meta & STORE_META_EXPIRE) {
         d->n_expires++;
     }
 }
 
-static void account_sub(struct store_shard *s, struct store_db *d, const struct store_entry *e)
+void store_account_sub(struct store_shard *s, struct store_db *d, const struct store_entry *e)
 {
+    struct store_elens l;
+
+    store_entry_lens(e, &l);
     d->n_keys--;
     s->n_keys--;
-    s->entry_bytes -= core_mem_usable(e);
+    s->entry_bytes -= l.size;
     if (store_entry_enc(e) == STORE_ENC_STR) {
-        s->value_bytes -= e->vlen;
+        s->value_bytes -= l.vlen;
     }
     if (e->meta & STORE_META_EXPIRE) {
         d->n_expires--;
     }
 }
 
-void store_unlink_free(struct store_shard *s, struct store_db *d, struct store_entry **link)
+void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link)
 {
-    struct store_entry *e = *link;
+    store_ref r = store_link_get(link);
+    struct store_entry *e = store_arena_ptr(&s->arena, r);
+    size_t size = store_entry_mem(e);
 
-    *link = e->next;
-    account_sub(s, d, e);
-    core_free(e);
+    store_link_put(link, store_entry_next(e));
+    store_account_sub(s, d, e);
+    store_arena_release(s, r, size);
 }
 
-struct store_entry **store_find_live(struct store_shard *s, struct store_db *d, const void *key,
-                                     size_t klen, int64_t now_ms)
+uint8_t *store_find_live(struct store_shard *s, struct store_db *d, const void *key,
+                         size_t klen, int64_t now_ms)
 {
-    struct store_entry **link = store_index_find(s, d, key, klen);
+    uint8_t *link = store_index_find(s, d, key, klen);
 
-    if (link != NULL && store_entry_expired(*link, now_ms)) {
+    if (link != NULL && store_entry_expired(store_link_entry(s, link), now_ms)) {
         store_unlink_free(s, d, link);
         s->expired_keys++;
         return NULL;
@@ -163,32 +172,64 @@ struct store_entry *store_lookup(struct store_shard *s, int db, const void *key,
                                  int64_t now_ms, int flags)
 {
     struct store_db *d = store_db_get(s, db);
-    struct store_entry **link;
+    uint8_t *link;
+    struct store_entry *e;
 
     if (d == NULL) {
         return NULL;
     }
-    store_index_rehash_step(s, d);
     link = store_find_live(s, d, key, klen, now_ms);
     if (link == NULL) {
         return NULL;
     }
+    e = store_link_entry(s, link);
     if (flags & STORE_LOOKUP_TOUCH) {
-        store_entry_touch(s, *link, now_ms);
+        store_entry_touch(s, e, now_ms);
     }
-    return *link;
+    return e;
 }
 
 /* ---- set ---- */
+
+/* Rewrites old (named by link) in place when the new value fits its footprint without
+ * wasting much: a warm overwrite loop then allocates nothing. */
+static bool set_in_place(struct store_shard *s, struct store_db *d, uint8_t *link,
+                         enum store_enc enc, const void *val, size_t vlen, int64_t expire_ms,
+                         int64_t now_ms, unsigned flags)
+{
+    struct store_entry *old = store_link_entry(s, link);
+    size_t have = store_entry_mem(old);
+    size_t need;
+    uint32_t klen;
+
+    (void)store_entry_keyp(old, &klen);
+    need = store_entry_size(klen, vlen, expire_ms >= 0);
+    if (need > have || have - need > need / 4 + 16) {
+        return false;
+    }
+    store_account_sub(s, d, old);
+    store_entry_rewrite(old, enc, val, (uint32_t)vlen, expire_ms);
+    if (need < have) {
+        store_arena_shrink(s, store_link_get(link), have, need);
+    }
+    if (flags & STORE_SET_RAW) {
+        old->meta |= STORE_META_RAW;
+    }
+    store_account_add(s, d, old);
+    store_entry_set_access(old, (store_entry_clock(old) & ~STORE_LRU_MAX) | store_clock_lru(now_ms),
+                           store_entry_ldt(old));
+    return true;
+}
 
 static int store_set(struct store_shard *s, int db, const void *key, size_t klen,
                      enum store_enc enc, const void *val, size_t vlen, int64_t expire_ms,
                      int64_t now_ms, unsigned flags)
 {
     struct store_db *d = store_db_get(s, db);
-    struct store_entry **link;
-    struct store_entry *old;
+    uint8_t *link;
+    struct store_entry *old = NULL;
     struct store_entry *e;
+    store_ref r;
     size_t need;
 
     if (d == NULL || (key == NULL && klen > 0) || expire_ms < STORE_KEEP_TTL) {
@@ -197,51 +238,45 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     if (klen > STORE_LEN_MAX || vlen > STORE_LEN_MAX) {
         return TERSE_ETOOBIG;
     }
-    store_index_rehash_step(s, d);
     link = store_find_live(s, d, key, klen, now_ms);
-    old = link != NULL ? *link : NULL;
+    if (link != NULL) {
+        old = store_link_entry(s, link);
+    }
     if (expire_ms == STORE_KEEP_TTL) {
         expire_ms = old != NULL ? store_entry_expire(old) : STORE_NO_EXPIRE;
     }
-    need = store_entry_size(klen, vlen, expire_ms >= 0);
-    if (old != NULL) {
-        size_t have = core_mem_usable(old);
-        /* Reuse the block when it fits without wasting much: a warm overwrite loop then
-         * allocates nothing. */
-        if (need <= have && have - need <= need / 4 + 16) {
-            account_sub(s, d, old);
-            store_entry_rewrite(old, enc, val, (uint32_t)vlen, expire_ms);
-            if (flags & STORE_SET_RAW) {
-                old->meta |= STORE_META_RAW;
-            }
-            store_account_add(s, d, old);
-            old->clock = (old->clock & ~STORE_LRU_MAX) | store_clock_lru(now_ms);
-            return TERSE_OK;
-        }
+    if (old != NULL &&
+        set_in_place(s, d, link, enc, val, vlen, expire_ms, now_ms, flags)) {
+        return TERSE_OK;
     }
-    e = store_entry_make(key, (uint32_t)klen, enc, val, (uint32_t)vlen, expire_ms, now_ms);
-    if (e == NULL) {
+    need = store_entry_size(klen, vlen, expire_ms >= 0);
+    if (store_arena_alloc(s, need, &r, &e) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
+    /* Links and entries never move on allocation: old and link are still good. */
+    store_entry_fill(e, key, (uint32_t)klen, enc, val, (uint32_t)vlen, expire_ms, now_ms);
     if (flags & STORE_SET_RAW) {
         e->meta |= STORE_META_RAW;
     }
     if (old != NULL) {
         /* An overwrite keeps the LFU history (as Redis does) and counts as an access. */
-        e->clock = (old->clock & ~STORE_LRU_MAX) | store_clock_lru(now_ms);
-        e->ldt = old->ldt;
-        e->next = old->next;
-        *link = e;
-        account_sub(s, d, old);
-        core_free(old);
+        store_ref old_r = store_link_get(link);
+        size_t old_size = store_entry_mem(old);
+        store_entry_set_access(e, (store_entry_clock(old) & ~STORE_LRU_MAX) |
+                                      store_clock_lru(now_ms),
+                               store_entry_ldt(old));
+        store_link_put(store_entry_link(e), store_entry_next(old));
+        store_link_put(link, r);
+        store_account_sub(s, d, old);
+        store_arena_release(s, old_r, old_size);
         store_account_add(s, d, e);
         return TERSE_OK;
     }
     if (store_index_reserve(s, d) != TERSE_OK) {
-        core_free(e);
+        store_arena_release(s, r, need);
         return TERSE_ENOMEM;
     }
-    store_index_link(s, d, e);
+    store_index_link(s, d, r);
     store_account_add(s, d, e);
     return TERSE_OK;
 }
@@ -279,52 +314,72 @@ int store_set_int(struct store_shard *s, int db, const void *key, size_t klen, i
 int store_delete(struct store_shard *s, int db, const void *key, size_t klen, int64_t now_ms)
 {
     struct store_db *d = store_db_get(s, db);
-    struct store_entry **link;
+    uint8_t *link;
 
     if (d == NULL) {
         return 0;
     }
-    store_index_rehash_step(s, d);
     link = store_find_live(s, d, key, klen, now_ms);
     if (link != NULL) {
         store_unlink_free(s, d, link);
     }
-    store_index_maybe_shrink(s, d);
+    store_index_maybe_shrink(s, d, 1);
     return link != NULL;
+}
+
+/* Gives the entry at link its first expiry: a copy 8 bytes longer replaces it. */
+static int expire_add(struct store_shard *s, uint8_t *link, int64_t when_ms)
+{
+    struct store_entry *e = store_link_entry(s, link);
+    store_ref old_r = store_link_get(link);
+    size_t old_size = store_entry_mem(e);
+    struct store_elens l;
+    struct store_entry *ne;
+    store_ref r;
+
+    store_entry_lens(e, &l);
+    if (store_arena_alloc(s, store_entry_size(l.klen, l.vlen, true), &r, &ne) != TERSE_OK) {
+        return TERSE_ENOMEM;
+    }
+    store_entry_copy(ne, e, store_eb(e) + l.key_off, l.klen, when_ms);
+    store_link_put(store_entry_link(ne), store_entry_next(e));
+    store_link_put(link, r);
+    s->entry_bytes = s->entry_bytes - old_size + store_entry_mem(ne);
+    store_arena_release(s, old_r, old_size);
+    return TERSE_OK;
 }
 
 int store_expire_set(struct store_shard *s, int db, const void *key, size_t klen, int64_t when_ms,
                      int64_t now_ms)
 {
     struct store_db *d = store_db_get(s, db);
-    struct store_entry **link;
+    uint8_t *link;
     struct store_entry *e;
     bool had;
 
     if (d == NULL || (when_ms < 0 && when_ms != STORE_NO_EXPIRE)) {
         return TERSE_EINVAL;
     }
-    store_index_rehash_step(s, d);
     link = store_find_live(s, d, key, klen, now_ms);
     if (link == NULL) {
         return 0;
     }
-    e = *link;
+    e = store_link_entry(s, link);
     had = (e->meta & STORE_META_EXPIRE) != 0;
-    if (when_ms >= 0 && !had && store_entry_size(e->klen, e->vlen, true) > core_mem_usable(e)) {
-        size_t old_bytes = core_mem_usable(e);
-        struct store_entry *ne = core_realloc(e, store_entry_size(e->klen, e->vlen, true));
-        if (ne == NULL) {
+    if (when_ms >= 0 && had) {
+        struct store_elens l;
+        store_entry_lens(e, &l);
+        memcpy(store_eb(e) + l.key_off - sizeof(int64_t), &when_ms, sizeof(when_ms));
+    } else if (when_ms >= 0) {
+        if (expire_add(s, link, when_ms) != TERSE_OK) {
             return TERSE_ENOMEM;
         }
-        s->entry_bytes = s->entry_bytes - old_bytes + core_mem_usable(ne);
-        *link = ne; /* the link lives in a bucket or in another entry, neither moved */
-        e = ne;
-    }
-    store_entry_expire_put(e, when_ms);
-    if (when_ms >= 0 && !had) {
         d->n_expires++;
-    } else if (when_ms < 0 && had) {
+    } else if (had) {
+        size_t size = store_entry_mem(e);
+        store_entry_drop_expire(e);
+        store_arena_shrink(s, store_link_get(link), size, store_entry_mem(e));
+        s->entry_bytes -= size - store_entry_mem(e);
         d->n_expires--;
     }
     return 1;
@@ -367,12 +422,14 @@ void store_swapdb(struct store_shard *s, int a, int b)
 void store_rehash_step(struct store_shard *s, int n)
 {
     for (int i = 0; i < s->n_db; i++) {
-        struct store_db *d = &s->db[i];
-        store_index_maybe_shrink(s, d);
-        for (int k = 0; k < n && d->rehash_idx >= 0; k++) {
-            store_index_rehash_step(s, d);
-        }
+        store_index_maybe_shrink(s, &s->db[i], n);
     }
+    (void)store_arena_compact(s, (size_t)(n > 0 ? n : 0) * STORE_COMPACT_BYTES_PER_STEP, false);
+}
+
+size_t store_maintain(struct store_shard *s, size_t max_bytes)
+{
+    return store_arena_compact(s, max_bytes, false);
 }
 
 void store_stats_get(const struct store_shard *s, struct store_stats *out)
@@ -383,6 +440,7 @@ void store_stats_get(const struct store_shard *s, struct store_stats *out)
     out->index_bytes = s->index_bytes;
     out->value_bytes = s->value_bytes;
     out->evicted_keys = s->evicted_keys;
+    out->arena_bytes = s->arena.span_bytes + s->arena.table_bytes;
 }
 
 size_t store_dbsize(const struct store_shard *s, int db)

@@ -14,10 +14,14 @@
  * Times are Unix milliseconds supplied by the caller (store never reads the clock), so tests
  * can drive expiry deterministically.
  *
- * Memory: every byte comes from core_mem. Lookups and accessors never allocate. The layout of
- * an entry and the resize policy of the index are described in store_internal.h and
- * store_index.c; per key the store spends a 24-byte entry header (32 with an expiry) plus one
- * 8-byte bucket pointer at load factor 1.
+ * Memory: every byte comes from core_mem. Lookups and accessors never allocate. Entries are
+ * packed into arena spans and chained from a linear-hashing index through 32-bit refs
+ * (layouts in store_internal.h, docs/formats/store.md): per key the store spends 14-15 bytes
+ * of entry header for keys under 128 bytes and values under 16 KiB (8 more with an expiry)
+ * plus 1-2 bytes of bucket head. Dead space left by deletes and overwrites is reclaimed by
+ * compaction (store_rehash_step, store_maintain, store_evict), which moves entries: entry
+ * pointers are borrowed until the next call that may modify the shard, as always.
+ * Limits: 8 GiB of arena per shard (STORE_SPAN_MAX_ID spans; TERSE_ENOMEM beyond).
  */
 #ifndef TERSE_STORE_H
 #define TERSE_STORE_H
@@ -60,7 +64,7 @@ enum store_lookup_flags {
 /*
  * Returns the live entry for key in db, or NULL (also for a db out of range). A key whose
  * expiry is <= now_ms is deleted (counted in expired_keys) and NULL is returned. key is
- * borrowed. Never allocates; may do one bounded rehash step (which moves no entry in memory).
+ * borrowed. Never allocates and never moves an entry.
  */
 struct store_entry *store_lookup(struct store_shard *s, int db, const void *key, size_t klen,
                                  int64_t now_ms, int flags);
@@ -80,7 +84,7 @@ int64_t store_entry_expire(const struct store_entry *e); /* STORE_NO_EXPIRE or u
 uint64_t store_entry_idle_s(const struct store_entry *e, int64_t now_ms);
 /* LFU logarithmic counter (OBJECT FREQ), decayed to now_ms. */
 unsigned store_entry_freq(const struct store_entry *e, int64_t now_ms);
-/* Bytes this entry occupies (allocator usable size), for MEMORY USAGE and accounting. */
+/* Bytes this entry occupies in the arena (its footprint), for MEMORY USAGE and accounting. */
 size_t store_entry_mem(const struct store_entry *e);
 
 /* ---- writes ------------------------------------------------------------------------------ */
@@ -192,11 +196,17 @@ struct store_entry *store_random(struct store_shard *s, int db, int64_t now_ms);
 size_t store_active_expire(struct store_shard *s, int64_t now_ms, uint64_t time_budget_us,
                            uint64_t (*now_us_fn)(void));
 
-/* Cron work in bounded steps: for every db, starts a shrink if it is sparse and does up to n
- * rehash steps (one step moves one bucket, skipping at most STORE_REHASH_EMPTY_VISITS empty
- * ones, store_internal.h). May allocate
- * (a shrink's new table); failures are ignored. */
+/* Cron work in bounded steps: for every db, merges up to n index buckets if it is sparse
+ * (store_index.c), then compacts the arena by moving up to n * STORE_COMPACT_BYTES_PER_STEP
+ * bytes of entries (store_internal.h) when it holds too much dead space. May allocate (an
+ * arena span); failures are ignored. Entry pointers held by the caller are invalid after it. */
 void store_rehash_step(struct store_shard *s, int n);
+
+/* Arena compaction alone: moves up to max_bytes of live entries out of the sparsest spans
+ * while the arena holds more than STORE_COMPACT_SLACK_PCT percent of dead space (beyond the
+ * current span), freeing each span it empties. Returns the bytes moved (0: nothing to do).
+ * May allocate a span; a failure stops the step. Entry pointers are invalid after it. */
+size_t store_maintain(struct store_shard *s, size_t max_bytes);
 
 /* ---- eviction ------------------------------------------------------------------------------ */
 
@@ -220,8 +230,10 @@ struct store_evict_opts {
  * candidates kept across calls as Redis's evictionPoolPopulate does), until at least `bytes`
  * of store memory (entries and index) has been released or no candidate is left.
  * *n_evicted receives the number of keys evicted (also added to store_stats.evicted_keys).
- * Returns the bytes released: exactly the decrease of entry_bytes + index_bytes (and of
- * core_mem_used()). Bounded: stops after max_keys deletions (0 = no limit) so a caller can
+ * Returns the bytes released: exactly the decrease of entry_bytes + index_bytes. Deleting
+ * only marks arena space dead; the call compacts whenever a span's worth is dead, so the
+ * decrease of core_mem_used() follows within about one arena span (at most 1 MiB, about 1/32
+ * of the arena). Bounded: stops after max_keys deletions (0 = no limit) so a caller can
  * spread a large eviction over steps. A victim found already expired is deleted as expired
  * (expired_keys, not n_evicted); its bytes count as released. Volatile policies (and TTL
  * always) only consider keys with an expiry. Never allocates. Pointers to entries are invalid
@@ -231,16 +243,19 @@ size_t store_evict(struct store_shard *s, const struct store_evict_opts *o, size
                    size_t max_keys, int64_t now_ms, size_t *n_evicted);
 
 /* Bytes the store would need to hold one more key of klen bytes with a stored value of
- * vlen bytes and (has_expire) an expiry: the admission estimate for a write. */
+ * vlen bytes and (has_expire) an expiry: the admission estimate for a write (the entry's
+ * footprint plus its share of bucket heads; arena spans are allocated a span at a time). */
 size_t store_cost(size_t klen, size_t vlen, int has_expire);
 
 struct store_stats {
     uint64_t expired_keys;  /* deleted because of their expiry, lazily or actively */
     uint64_t n_keys;        /* over all dbs */
-    uint64_t entry_bytes;   /* usable bytes of all entries */
-    uint64_t index_bytes;   /* usable bytes of the index tables (both during a rehash) */
+    uint64_t entry_bytes;   /* footprints of all live entries (store_entry_mem) */
+    uint64_t index_bytes;   /* usable bytes of the index (segments, directories) */
     uint64_t value_bytes;   /* stored bytes of string values (after compression) */
     uint64_t evicted_keys;  /* deleted by store_evict, ever */
+    uint64_t arena_bytes;   /* usable bytes of the arena (spans and span table): entry_bytes
+                               plus dead and free space awaiting compaction */
 };
 void store_stats_get(const struct store_shard *s, struct store_stats *out);
 

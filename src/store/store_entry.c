@@ -1,31 +1,74 @@
 /*
- * store_entry: the one-block entry (layout in store_internal.h), its accessors and its access
+ * store_entry: the packed entry (layout in store_internal.h), its accessors and its access
  * metadata: a 24-bit LRU clock in seconds and Redis's 8-bit logarithmic LFU counter
  * (lfu-log-factor STORE_LFU_LOG_FACTOR, decay STORE_LFU_DECAY_MIN minutes per step).
  *
- * The expiry and the int64 value sit at offsets that are not always 8-aligned (the int64
- * follows the key), so they are read and written with memcpy.
+ * Entries are only 2-byte aligned and their fields sit at odd offsets, so every multi-byte
+ * field is read and written with memcpy (the compiler turns it into plain loads).
  */
 #include "store/store_internal.h"
 
 #include <assert.h>
-#include <string.h>
-
-#include "core/core_mem.h"
 
 static bool entry_has_expire(const struct store_entry *e)
 {
     return (e->meta & STORE_META_EXPIRE) != 0;
 }
 
-static size_t entry_key_off(const struct store_entry *e)
+static size_t varint_size(uint32_t v)
 {
-    return entry_has_expire(e) ? sizeof(int64_t) : 0;
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static size_t varint_put(uint8_t *p, uint32_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+static size_t varint_get(const uint8_t *p, uint32_t *v)
+{
+    uint32_t x = 0;
+    size_t n = 0;
+    unsigned shift = 0;
+
+    do {
+        x |= (uint32_t)(p[n] & 0x7f) << shift;
+        shift += 7;
+    } while (p[n++] & 0x80);
+    *v = x;
+    return n;
+}
+
+static size_t align_up(size_t n)
+{
+    return (n + STORE_ARENA_ALIGN - 1) & ~(size_t)(STORE_ARENA_ALIGN - 1);
 }
 
 size_t store_entry_size(size_t klen, size_t vlen, bool has_expire)
 {
-    return STORE_ENTRY_HDR + (has_expire ? sizeof(int64_t) : 0) + klen + vlen;
+    return align_up(STORE_ENTRY_HDR + varint_size((uint32_t)klen) + varint_size((uint32_t)vlen) +
+                    (has_expire ? sizeof(int64_t) : 0) + klen + vlen);
+}
+
+void store_entry_lens(const struct store_entry *e, struct store_elens *l)
+{
+    const uint8_t *p = store_ecb(e) + STORE_ENTRY_HDR;
+
+    p += varint_get(p, &l->klen);
+    p += varint_get(p, &l->vlen);
+    l->key_off = (uint32_t)(p - store_ecb(e)) + (entry_has_expire(e) ? sizeof(int64_t) : 0);
+    l->size = (uint32_t)align_up((size_t)l->key_off + l->klen + l->vlen);
 }
 
 uint32_t store_clock_lru(int64_t now_ms)
@@ -49,86 +92,111 @@ uint64_t store_rng_next(struct store_shard *s)
     return x * 0x2545f4914f6cdd1dULL;
 }
 
-static void entry_fill(struct store_entry *e, enum store_enc enc, const void *val, uint32_t vlen,
-                       int64_t expire_ms, const void *key_src, size_t klen)
+void store_entry_set_access(struct store_entry *e, uint32_t clock, uint16_t ldt)
 {
-    bool has_exp = expire_ms >= 0;
-    size_t off = has_exp ? sizeof(int64_t) : 0;
-
-    /* The key may already be in the block (rewrite): memmove handles the overlap. */
-    if (klen > 0) {
-        memmove(e->data + off, key_src, klen);
-    }
-    if (has_exp) {
-        memcpy(e->data, &expire_ms, sizeof(expire_ms));
-    }
-    e->meta = (uint8_t)((unsigned)STORE_TYPE_STRING |
-                        ((unsigned)enc << STORE_META_ENC_SHIFT) |
-                        (has_exp ? STORE_META_EXPIRE : 0u));
-    e->vlen = vlen;
-    if (vlen > 0) {
-        memcpy(e->data + off + klen, val, vlen);
-    }
+    store_st32(store_eb(e) + STORE_OFF_CLOCK, clock);
+    memcpy(store_eb(e) + STORE_OFF_LDT, &ldt, sizeof(ldt));
 }
 
-struct store_entry *store_entry_make(const void *key, uint32_t klen, enum store_enc enc,
-                                     const void *val, uint32_t vlen, int64_t expire_ms,
-                                     int64_t now_ms)
+uint16_t store_entry_ldt(const struct store_entry *e)
 {
-    struct store_entry *e = core_alloc(store_entry_size(klen, vlen, expire_ms >= 0));
-    if (e == NULL) {
-        return NULL;
+    uint16_t ldt;
+    memcpy(&ldt, store_ecb(e) + STORE_OFF_LDT, sizeof(ldt));
+    return ldt;
+}
+
+/*
+ * Lays out meta, lengths, expiry, key and value from offset STORE_ENTRY_HDR on (next, clock
+ * and ldt are left alone). The key may already be in the entry (a rewrite): it is moved
+ * first, since the new lengths or expiry may cover where it was.
+ */
+static void entry_layout(struct store_entry *e, const void *key_src, uint32_t klen,
+                         enum store_enc enc, const void *val, uint32_t vlen, int64_t expire_ms,
+                         uint8_t keep_bits)
+{
+    bool has_exp = expire_ms >= 0;
+    uint8_t *p = store_eb(e);
+    size_t lens = varint_size(klen) + varint_size(vlen);
+    size_t key_off = STORE_ENTRY_HDR + lens + (has_exp ? sizeof(int64_t) : 0);
+    size_t end = key_off + klen + vlen;
+
+    if (klen > 0) {
+        memmove(p + key_off, key_src, klen);
     }
-    e->next = NULL;
-    e->klen = klen;
-    e->clock = store_clock_lru(now_ms) | (STORE_LFU_INIT << STORE_LRU_BITS);
-    e->ldt = store_clock_ldt(now_ms);
-    e->pad = 0;
-    e->meta = 0;
-    entry_fill(e, enc, val, vlen, expire_ms, key, klen);
-    return e;
+    p += STORE_ENTRY_HDR;
+    p += varint_put(p, klen);
+    p += varint_put(p, vlen);
+    if (has_exp) {
+        memcpy(p, &expire_ms, sizeof(expire_ms));
+    }
+    if (vlen > 0) {
+        memcpy(store_eb(e) + key_off + klen, val, vlen);
+    }
+    if (end % STORE_ARENA_ALIGN != 0) {
+        store_eb(e)[end] = 0; /* deterministic padding */
+    }
+    e->meta = (uint8_t)((unsigned)STORE_TYPE_STRING | ((unsigned)enc << STORE_META_ENC_SHIFT) |
+                        (has_exp ? STORE_META_EXPIRE : 0u) | keep_bits);
+}
+
+void store_entry_fill(struct store_entry *e, const void *key, uint32_t klen, enum store_enc enc,
+                      const void *val, uint32_t vlen, int64_t expire_ms, int64_t now_ms)
+{
+    store_st32(store_entry_link(e), STORE_REF_NONE);
+    store_entry_set_access(e, store_clock_lru(now_ms) | (STORE_LFU_INIT << STORE_LRU_BITS),
+                           store_clock_ldt(now_ms));
+    entry_layout(e, key, klen, enc, val, vlen, expire_ms, 0);
 }
 
 void store_entry_rewrite(struct store_entry *e, enum store_enc enc, const void *val,
                          uint32_t vlen, int64_t expire_ms)
 {
-    assert(store_entry_size(e->klen, vlen, expire_ms >= 0) <= core_mem_usable(e));
-    entry_fill(e, enc, val, vlen, expire_ms, e->data + entry_key_off(e), e->klen);
+    struct store_elens l;
+
+    store_entry_lens(e, &l);
+    entry_layout(e, store_eb(e) + l.key_off, l.klen, enc, val, vlen, expire_ms, 0);
+}
+
+void store_entry_copy(struct store_entry *dst, const struct store_entry *src, const void *key,
+                      uint32_t klen, int64_t expire_ms)
+{
+    struct store_elens l;
+
+    store_entry_lens(src, &l);
+    store_st32(store_entry_link(dst), STORE_REF_NONE);
+    store_entry_set_access(dst, store_entry_clock(src), store_entry_ldt(src));
+    entry_layout(dst, key, klen, store_entry_enc(src), store_ecb(src) + l.key_off + l.klen,
+                 l.vlen, expire_ms, (uint8_t)(src->meta & STORE_META_RAW));
 }
 
 unsigned char *store_entry_valp(struct store_entry *e)
 {
-    return e->data + entry_key_off(e) + e->klen;
+    struct store_elens l;
+    store_entry_lens(e, &l);
+    return store_eb(e) + l.key_off + l.klen;
 }
 
-void store_entry_expire_put(struct store_entry *e, int64_t expire_ms)
+const uint8_t *store_entry_keyp(const struct store_entry *e, uint32_t *klen)
 {
-    size_t body = (size_t)e->klen + e->vlen;
+    struct store_elens l;
+    store_entry_lens(e, &l);
+    *klen = l.klen;
+    return store_ecb(e) + l.key_off;
+}
 
-    if (expire_ms < 0) {
-        if (entry_has_expire(e)) {
-            memmove(e->data, e->data + sizeof(int64_t), body);
-            e->meta &= (uint8_t)~STORE_META_EXPIRE;
-        }
-        return;
-    }
-    if (!entry_has_expire(e)) {
-        assert(store_entry_size(e->klen, e->vlen, true) <= core_mem_usable(e));
-        memmove(e->data + sizeof(int64_t), e->data, body);
-        e->meta |= STORE_META_EXPIRE;
-    }
-    memcpy(e->data, &expire_ms, sizeof(expire_ms));
+static const uint8_t *expire_p(const struct store_entry *e)
+{
+    const uint8_t *p = store_ecb(e) + STORE_ENTRY_HDR;
+    uint32_t skip;
+
+    p += varint_get(p, &skip);
+    p += varint_get(p, &skip);
+    return p;
 }
 
 bool store_entry_expired(const struct store_entry *e, int64_t now_ms)
 {
-    int64_t when;
-
-    if (!entry_has_expire(e)) {
-        return false;
-    }
-    memcpy(&when, e->data, sizeof(when));
-    return when <= now_ms;
+    return entry_has_expire(e) && store_entry_expire(e) <= now_ms;
 }
 
 /* ---- LRU / LFU ---- */
@@ -141,19 +209,14 @@ static uint32_t lfu_elapsed_min(uint16_t ldt, int64_t now_ms)
 
 unsigned store_entry_lfu_at(const struct store_entry *e, int64_t now_ms, int decay_min)
 {
-    unsigned counter = e->clock >> STORE_LRU_BITS;
+    unsigned counter = store_entry_clock(e) >> STORE_LRU_BITS;
     uint32_t periods;
 
     if (decay_min <= 0) {
         return counter; /* lfu-decay-time 0: never decays, as Redis */
     }
-    periods = lfu_elapsed_min(e->ldt, now_ms) / (uint32_t)decay_min;
+    periods = lfu_elapsed_min(store_entry_ldt(e), now_ms) / (uint32_t)decay_min;
     return periods >= counter ? 0 : counter - periods;
-}
-
-static unsigned lfu_decayed(const struct store_entry *e, int64_t now_ms)
-{
-    return store_entry_lfu_at(e, now_ms, STORE_LFU_DECAY_MIN);
 }
 
 static unsigned lfu_log_incr(struct store_shard *s, unsigned counter)
@@ -175,17 +238,19 @@ static unsigned lfu_log_incr(struct store_shard *s, unsigned counter)
 
 void store_entry_touch(struct store_shard *s, struct store_entry *e, int64_t now_ms)
 {
-    unsigned counter = lfu_log_incr(s, lfu_decayed(e, now_ms));
-    e->clock = store_clock_lru(now_ms) | ((uint32_t)counter << STORE_LRU_BITS);
-    e->ldt = store_clock_ldt(now_ms);
+    unsigned counter = lfu_log_incr(s, store_entry_lfu_at(e, now_ms, STORE_LFU_DECAY_MIN));
+    store_entry_set_access(e, store_clock_lru(now_ms) | ((uint32_t)counter << STORE_LRU_BITS),
+                           store_clock_ldt(now_ms));
 }
 
 /* ---- public accessors ---- */
 
 const uint8_t *store_entry_key(const struct store_entry *e, size_t *klen)
 {
-    *klen = e->klen;
-    return e->data + entry_key_off(e);
+    uint32_t n;
+    const uint8_t *k = store_entry_keyp(e, &n);
+    *klen = n;
+    return k;
 }
 
 enum store_type store_entry_type(const struct store_entry *e)
@@ -200,23 +265,32 @@ enum store_enc store_entry_enc(const struct store_entry *e)
 
 int64_t store_entry_int(const struct store_entry *e)
 {
+    struct store_elens l;
     int64_t v;
+
     assert(store_entry_enc(e) == STORE_ENC_INT);
-    memcpy(&v, e->data + entry_key_off(e) + e->klen, sizeof(v));
+    store_entry_lens(e, &l);
+    memcpy(&v, store_ecb(e) + l.key_off + l.klen, sizeof(v));
     return v;
 }
 
 const uint8_t *store_entry_val(const struct store_entry *e, size_t *len)
 {
+    struct store_elens l;
+
     assert(store_entry_enc(e) == STORE_ENC_STR);
-    *len = e->vlen;
-    return e->data + entry_key_off(e) + e->klen;
+    store_entry_lens(e, &l);
+    *len = l.vlen;
+    return store_ecb(e) + l.key_off + l.klen;
 }
 
 uint8_t *store_entry_val_mut(struct store_entry *e, size_t *len)
 {
-    *len = e->vlen;
-    return store_entry_valp(e);
+    struct store_elens l;
+
+    store_entry_lens(e, &l);
+    *len = l.vlen;
+    return store_eb(e) + l.key_off + l.klen;
 }
 
 int64_t store_entry_expire(const struct store_entry *e)
@@ -226,45 +300,42 @@ int64_t store_entry_expire(const struct store_entry *e)
     if (!entry_has_expire(e)) {
         return STORE_NO_EXPIRE;
     }
-    memcpy(&when, e->data, sizeof(when));
+    memcpy(&when, expire_p(e), sizeof(when));
     return when;
 }
 
 uint64_t store_entry_idle_s(const struct store_entry *e, int64_t now_ms)
 {
     uint32_t now = store_clock_lru(now_ms);
-    uint32_t lru = e->clock & STORE_LRU_MAX;
+    uint32_t lru = store_entry_clock(e) & STORE_LRU_MAX;
     return now >= lru ? (uint64_t)(now - lru) : (uint64_t)(STORE_LRU_MAX - lru) + now;
 }
 
 unsigned store_entry_freq(const struct store_entry *e, int64_t now_ms)
 {
-    return lfu_decayed(e, now_ms);
+    return store_entry_lfu_at(e, now_ms, STORE_LFU_DECAY_MIN);
 }
 
 size_t store_entry_mem(const struct store_entry *e)
 {
-    return core_mem_usable(e);
+    struct store_elens l;
+    store_entry_lens(e, &l);
+    return l.size;
 }
 
-struct store_entry *store_entry_clone(const struct store_entry *src, const void *key,
-                                      uint32_t klen)
+void store_entry_drop_expire(struct store_entry *e)
 {
-    bool has_exp = (src->meta & STORE_META_EXPIRE) != 0;
-    size_t off = has_exp ? sizeof(int64_t) : 0;
-    struct store_entry *e = core_alloc(store_entry_size(klen, src->vlen, has_exp));
+    struct store_elens l;
 
-    if (e == NULL) {
-        return NULL;
+    store_entry_lens(e, &l);
+    if (!entry_has_expire(e)) {
+        return;
     }
-    memcpy(e, src, STORE_ENTRY_HDR + off);
-    e->next = NULL;
-    e->klen = klen;
-    if (klen > 0) {
-        memcpy(e->data + off, key, klen);
+    memmove(store_eb(e) + l.key_off - sizeof(int64_t), store_eb(e) + l.key_off,
+            (size_t)l.klen + l.vlen);
+    e->meta &= (uint8_t)~STORE_META_EXPIRE;
+    store_entry_lens(e, &l);
+    if (((size_t)l.key_off + l.klen + l.vlen) % STORE_ARENA_ALIGN != 0) {
+        store_eb(e)[l.key_off + l.klen + l.vlen] = 0;
     }
-    if (src->vlen > 0) {
-        memcpy(e->data + off + klen, src->data + off + src->klen, src->vlen);
-    }
-    return e;
 }

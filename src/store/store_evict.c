@@ -22,8 +22,12 @@
  * The pool survives across calls, so candidates found by earlier samples compete with new
  * ones: the approximation gets better the more a workload evicts, as in Redis.
  *
- * Released bytes are the decrease of the shard's entry_bytes + index_bytes, so they are exact
- * by construction; eviction never resizes the index (the cron does).
+ * Released bytes are the decrease of the shard's entry_bytes + index_bytes, exact by
+ * construction; eviction never resizes the index (the cron does). Deleting an entry only
+ * marks it dead in its arena span, and memory goes back to the allocator when a span empties;
+ * so whenever a span's worth of bytes is dead, eviction compacts (store_arena_compact,
+ * forced) to free spans, which keeps the allocator's figure within about a span of the
+ * entries' (a span is at most 1 MiB and about 1/32 of the arena).
  */
 #include "store/store.h"
 
@@ -118,9 +122,9 @@ static bool cand_eq(const struct store_entry *e, void *arg)
 }
 
 /* Deletes the entry at link (expired or evicted); returns 1 when it counts as evicted. */
-static int victim_delete(struct evict_run *r, struct store_db *d, struct store_entry **link)
+static int victim_delete(struct evict_run *r, struct store_db *d, uint8_t *link)
 {
-    bool expired = store_entry_expired(*link, r->now_ms);
+    bool expired = store_entry_expired(store_link_entry(r->s, link), r->now_ms);
 
     store_unlink_free(r->s, d, link);
     if (expired) {
@@ -158,9 +162,10 @@ static int evict_pooled(struct evict_run *r, size_t *n_evicted)
         struct store_evict_cand c = s->pool[--s->n_pool];
         struct store_db *d = &s->db[c.db];
         struct cand_match m = {s, &c};
-        struct store_entry **link = store_index_find_h(d, c.hash, cand_eq, &m);
+        uint8_t *link = store_index_find_h(s, d, c.hash, cand_eq, &m);
 
-        if (link == NULL || (r->volatile_only && store_entry_expire(*link) < 0)) {
+        if (link == NULL ||
+            (r->volatile_only && store_entry_expire(store_link_entry(s, link)) < 0)) {
             continue; /* deleted, replaced or made persistent since it was sampled */
         }
         *n_evicted += (size_t)victim_delete(r, d, link);
@@ -177,7 +182,7 @@ static int evict_random(struct evict_run *r, size_t *n_evicted)
         int db = (s->evict_db_next + i) % s->n_db;
         struct store_db *d = &s->db[db];
         struct store_entry *e;
-        struct store_entry **link;
+        uint8_t *link;
         size_t klen;
         const uint8_t *key;
 
@@ -194,12 +199,24 @@ static int evict_random(struct evict_run *r, size_t *n_evicted)
     return 0;
 }
 
+/* The store's bytes as store_stats reports them: live entries and index. */
+static uint64_t store_logical(const struct store_shard *s)
+{
+    return s->entry_bytes + s->index_bytes;
+}
+
+static uint64_t span_quantum(const struct store_shard *s)
+{
+    const struct store_arena *a = &s->arena;
+    return a->cur != 0 ? a->span[a->cur].cap : STORE_SPAN_MIN;
+}
+
 size_t store_evict(struct store_shard *s, const struct store_evict_opts *o, size_t bytes,
                    size_t max_keys, int64_t now_ms, size_t *n_evicted)
 {
     struct evict_run r = {s, o, now_ms, o->volatile_only != 0 || o->policy == STORE_EVICT_TTL,
                           o->samples, 0};
-    uint64_t start = s->entry_bytes + s->index_bytes;
+    uint64_t start = store_logical(s);
     size_t n_deleted = 0;
     size_t n_ev = 0;
 
@@ -208,28 +225,32 @@ size_t store_evict(struct store_shard *s, const struct store_evict_opts *o, size
     } else if (r.samples > STORE_EVICT_SAMPLES_MAX) {
         r.samples = STORE_EVICT_SAMPLES_MAX;
     }
-    while (start - (s->entry_bytes + s->index_bytes) < bytes && s->n_keys > 0 &&
-           (max_keys == 0 || n_deleted < max_keys) && r.misses < STORE_EVICT_EMPTY_ROUNDS) {
-        int got = o->policy == STORE_EVICT_RANDOM ? evict_random(&r, &n_ev)
-                                                  : evict_pooled(&r, &n_ev);
+    for (;;) {
+        int got;
+        /* Deleting only marks entries dead: memory goes back when a span empties. Once a
+         * span's worth is dead, compacting frees spans; this keeps the allocator's figure
+         * within about a span of the entries'. */
+        if (store_arena_dead(&s->arena) >= span_quantum(s) &&
+            store_arena_compact(s, STORE_SPAN_CAP_MAX, true) > 0) {
+            continue;
+        }
+        if (start - store_logical(s) >= bytes || s->n_keys == 0 ||
+            (max_keys != 0 && n_deleted >= max_keys) || r.misses >= STORE_EVICT_EMPTY_ROUNDS) {
+            break;
+        }
+        got = o->policy == STORE_EVICT_RANDOM ? evict_random(&r, &n_ev) : evict_pooled(&r, &n_ev);
         n_deleted += (size_t)got;
         r.misses = got ? 0 : r.misses + 1;
     }
     if (n_evicted != NULL) {
         *n_evicted = n_ev;
     }
-    return (size_t)(start - (s->entry_bytes + s->index_bytes));
+    return (size_t)(start - store_logical(s));
 }
 
 size_t store_cost(size_t klen, size_t vlen, int has_expire)
 {
-    size_t need = store_entry_size(klen, vlen, has_expire != 0);
-    /* glibc: a chunk is the request plus an 8-byte header rounded up to 16, at least 32;
-     * the index spends one bucket pointer per key at load 1, two right after a grow. */
-    size_t chunk = (need + 8 + 15) & ~(size_t)15;
-
-    if (chunk < 32) {
-        chunk = 32;
-    }
-    return chunk - 8 + 2 * sizeof(struct store_entry *);
+    /* The entry's footprint plus its share of bucket heads at the lowest load. */
+    return store_entry_size(klen, vlen, has_expire != 0) +
+           sizeof(uint32_t) * STORE_LOAD_MIN_DIV / STORE_LOAD_MAX + 1;
 }

@@ -30,13 +30,13 @@ struct expire_ctx {
     size_t n_expired; /* of which deleted */
 };
 
-static void expire_bucket(void *arg, struct store_entry **head)
+static void expire_bucket(void *arg, uint8_t *head)
 {
     struct expire_ctx *c = arg;
-    struct store_entry **link = head;
+    uint8_t *link = head;
 
-    while (*link != NULL) {
-        struct store_entry *e = *link;
+    while (store_link_get(link) != STORE_REF_NONE) {
+        struct store_entry *e = store_link_entry(c->s, link);
         if (e->meta & STORE_META_EXPIRE) {
             c->n_sampled++;
             if (store_entry_expired(e, c->now_ms)) {
@@ -46,7 +46,7 @@ static void expire_bucket(void *arg, struct store_entry **head)
                 continue;
             }
         }
-        link = &e->next;
+        link = store_entry_link(e);
     }
 }
 
@@ -93,7 +93,7 @@ size_t store_active_expire(struct store_shard *s, int64_t now_ms, uint64_t time_
                 timed_out = true;
             }
         } while (!timed_out && c.n_expired * 4 > c.n_sampled);
-        store_index_maybe_shrink(s, d);
+        store_index_maybe_shrink(s, d, STORE_EXPIRE_SAMPLE);
         if (now_us_fn != NULL && !timed_out && now_us_fn() - start_us > time_budget_us) {
             timed_out = true;
         }

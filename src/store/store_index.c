@@ -1,57 +1,82 @@
 /*
- * store_index: the per-db hash index. Chained buckets in power-of-two tables, resized by
- * incremental rehashing, scanned with Redis's reverse-binary cursor.
+ * store_index: the per-db hash index. Linear hashing over 4-byte bucket heads, chained
+ * through the entries' 4-byte next refs (layout in store_internal.h).
  *
- * Resize policy:
- *   grow    before an insert that would take the load past 1 (n_keys + 1 > buckets), to twice
- *           the buckets; a failed grow is ignored until the load reaches STORE_FORCE_GROW_RATIO.
- *   shrink  when n_keys * STORE_SHRINK_RATIO < buckets (and the table is above
- *           STORE_TABLE_MIN), to the smallest power of two >= n_keys; only on write paths and
- *           in the cron-like calls (store_rehash_step, store_active_expire), never on lookup.
- *   rehash  one step moves one non-empty tab[0] bucket to tab[1], skipping at most
- *           STORE_REHASH_EMPTY_VISITS empty buckets; every write and lookup on the db does one
- *           step, store_rehash_step does more. A resize never starts while one is running.
+ * Resize policy (never a pause: each step touches one bucket):
+ *   split   before an insert, while n_keys + 1 > n_buckets * STORE_LOAD_MAX, at most
+ *           STORE_SPLITS_PER_INSERT buckets; a split that cannot get memory (a new segment)
+ *           is skipped, and the insert fails only past STORE_FORCE_GROW_RATIO times the load.
+ *   merge   while n_keys * STORE_LOAD_MIN_DIV < n_buckets * STORE_LOAD_MAX, at most n per
+ *           call, on write paths and in the cron-like calls, never on lookup. Merging only
+ *           frees. An empty db frees its table at once.
  *
  * SCAN cursor: the bucket index is incremented from its most significant bit down (reverse
  * binary), so the buckets visited before the cursor are, for any power-of-two size, exactly
- * the buckets whose low bits reverse-sort below it. When the table doubles, bucket b splits
- * into b and b + size, both of which reverse-sort at the same place; when it halves, two
- * buckets merge into one that is visited at most once more. So a key present for the whole
- * iteration is returned at least once (perhaps twice after a shrink). During a rehash the
- * cursor visits the bucket of the smaller table and every bucket of the larger table that
- * expands from it, which covers entries on either side of the move.
+ * the buckets whose low bits reverse-sort below it. A linear-hashing table of n buckets,
+ * 2^L <= n < 2^(L+1), is a Redis table of 2^L buckets half way through its rehash to 2^(L+1)
+ * with rehash_idx = n - 2^L: bucket b < n - 2^L has been split into b and b + 2^L, the others
+ * not yet. So a step visits bucket (cursor mod 2^L) when it is unsplit, else both halves, and
+ * advances the cursor past both; splits and merges between steps are rehash moves and
+ * resizes, under which Redis's argument holds: a key present for the whole iteration is
+ * returned at least once.
  */
 #include "store/store_internal.h"
 
 #include <assert.h>
-#include <string.h>
 #include <xxhash.h>
 
 #include "core/core_mem.h"
 #include "terse/status.h"
+
+#define STORE_DIR_MIN 4u /* directory slots at first */
 
 uint64_t store_hash(const struct store_shard *s, const void *key, size_t klen)
 {
     return XXH3_64bits_withSeed(key, klen, s->seed);
 }
 
-static bool db_rehashing(const struct store_db *d)
+static uint64_t floor_pow2(uint64_t n)
 {
-    return d->rehash_idx >= 0;
+    return (uint64_t)1 << (63 - __builtin_clzll(n));
 }
 
-static uint64_t pow2_at_least(uint64_t n)
+uint64_t store_index_bucket_of(const struct store_db *d, uint64_t h)
 {
-    uint64_t p = STORE_TABLE_MIN;
-    while (p < n && p < ((uint64_t)1 << 62)) {
-        p <<= 1;
+    uint64_t low = floor_pow2(d->n_buckets);
+    uint64_t b = h & (low - 1);
+
+    return b < d->n_buckets - low ? h & (2 * low - 1) : b;
+}
+
+uint8_t *store_index_bucket(struct store_db *d, uint64_t b)
+{
+    assert(b < d->n_buckets);
+    return (uint8_t *)(void *)&d->seg[b / STORE_SEG_BUCKETS][b % STORE_SEG_BUCKETS];
+}
+
+static struct store_entry *ref_entry(const struct store_shard *s, store_ref r)
+{
+    return store_arena_ptr(&s->arena, r);
+}
+
+uint8_t *store_index_find_h(struct store_shard *s, struct store_db *d, uint64_t h,
+                            bool (*eq)(const struct store_entry *e, void *arg), void *arg)
+{
+    uint8_t *link;
+    store_ref r;
+
+    if (d->n_keys == 0) {
+        return NULL;
     }
-    return p;
-}
-
-static const unsigned char *entry_keyp(const struct store_entry *e)
-{
-    return e->data + ((e->meta & STORE_META_EXPIRE) ? sizeof(int64_t) : 0);
+    link = store_index_bucket(d, store_index_bucket_of(d, h));
+    while ((r = store_link_get(link)) != STORE_REF_NONE) {
+        struct store_entry *e = ref_entry(s, r);
+        if (eq(e, arg)) {
+            return link;
+        }
+        link = store_entry_link(e);
+    }
+    return NULL;
 }
 
 struct key_ref {
@@ -61,202 +86,261 @@ struct key_ref {
 
 static bool key_eq(const struct store_entry *e, void *arg)
 {
-    const struct key_ref *r = arg;
-    return e->klen == r->klen && (r->klen == 0 || memcmp(entry_keyp(e), r->key, r->klen) == 0);
+    const struct key_ref *k = arg;
+    uint32_t klen;
+    const uint8_t *p = store_entry_keyp(e, &klen);
+
+    return klen == k->klen && (klen == 0 || memcmp(p, k->key, klen) == 0);
 }
 
-struct store_entry **store_index_find_h(struct store_db *d, uint64_t h,
-                                        bool (*eq)(const struct store_entry *e, void *arg),
-                                        void *arg)
+uint8_t *store_index_find(struct store_shard *s, struct store_db *d, const void *key,
+                          size_t klen)
 {
+    struct key_ref k = {key, klen};
+
     if (d->n_keys == 0) {
         return NULL;
     }
-    for (int t = 0; t <= (db_rehashing(d) ? 1 : 0); t++) {
-        uint64_t b = h & (d->tab[t].size - 1);
-        if (t == 0 && db_rehashing(d) && b < (uint64_t)d->rehash_idx) {
-            continue; /* already moved to tab[1] */
+    return store_index_find_h(s, d, store_hash(s, key, klen), key_eq, &k);
+}
+
+uint8_t *store_index_find_ref(struct store_shard *s, struct store_db *d, uint64_t h,
+                              store_ref r)
+{
+    uint8_t *link;
+    store_ref x;
+
+    if (d->n_keys == 0) {
+        return NULL;
+    }
+    link = store_index_bucket(d, store_index_bucket_of(d, h));
+    while ((x = store_link_get(link)) != STORE_REF_NONE) {
+        if (x == r) {
+            return link;
         }
-        for (struct store_entry **link = &d->tab[t].slot[b]; *link != NULL;
-             link = &(*link)->next) {
-            if (eq(*link, arg)) {
-                return link;
-            }
-        }
+        link = store_entry_link(ref_entry(s, x));
     }
     return NULL;
-}
-
-struct store_entry **store_index_find(const struct store_shard *s, struct store_db *d,
-                                      const void *key, size_t klen)
-{
-    struct key_ref r = {key, klen};
-
-    if (d->n_keys == 0) {
-        return NULL;
-    }
-    return store_index_find_h(d, store_hash(s, key, klen), key_eq, &r);
 }
 
 size_t store_index_sample(struct store_shard *s, struct store_db *d, struct store_entry **out,
                           size_t n, bool volatile_only, size_t max_buckets)
 {
-    uint64_t lo = db_rehashing(d) ? (uint64_t)d->rehash_idx : 0;
-    uint64_t span = d->tab[0].size + d->tab[1].size - lo;
-    uint64_t i;
+    uint64_t nb = d->n_buckets;
+    uint64_t b;
     size_t got = 0;
 
-    if (d->n_keys == 0 || span == 0 || (volatile_only && d->n_expires == 0)) {
+    if (d->n_keys == 0 || (volatile_only && d->n_expires == 0)) {
         return 0;
     }
-    i = store_rng_next(s) % span;
-    for (uint64_t v = 0; v < span && v < max_buckets && got < n; v++, i = (i + 1) % span) {
-        uint64_t b = lo + i;
-        struct store_entry *e =
-            b < d->tab[0].size ? d->tab[0].slot[b] : d->tab[1].slot[b - d->tab[0].size];
-        for (; e != NULL && got < n; e = e->next) {
+    b = store_rng_next(s) % nb;
+    for (uint64_t v = 0; v < nb && v < max_buckets && got < n; v++, b = (b + 1) % nb) {
+        store_ref r = store_link_get(store_index_bucket(d, b));
+        while (r != STORE_REF_NONE && got < n) {
+            struct store_entry *e = ref_entry(s, r);
             if (!volatile_only || (e->meta & STORE_META_EXPIRE)) {
                 out[got++] = e;
             }
+            r = store_entry_next(e);
         }
     }
     return got;
 }
 
-void store_index_link(const struct store_shard *s, struct store_db *d, struct store_entry *e)
+void store_index_link(struct store_shard *s, struct store_db *d, store_ref r)
 {
-    struct store_table *t = &d->tab[db_rehashing(d) ? 1 : 0];
-    uint64_t b = store_hash(s, entry_keyp(e), e->klen) & (t->size - 1);
+    struct store_entry *e = ref_entry(s, r);
+    uint32_t klen;
+    const uint8_t *key = store_entry_keyp(e, &klen);
+    uint8_t *head = store_index_bucket(d, store_index_bucket_of(d, store_hash(s, key, klen)));
 
-    assert(t->size > 0);
-    e->next = t->slot[b];
-    t->slot[b] = e;
+    store_link_put(store_entry_link(e), store_link_get(head));
+    store_link_put(head, r);
 }
 
-static int table_alloc(struct store_shard *s, struct store_table *t, uint64_t size)
+/* ---- table memory ---- */
+
+static void *mem_resize(struct store_shard *s, void *p, size_t n)
 {
-    if (size > SIZE_MAX / sizeof(struct store_entry *)) {
+    size_t old = core_mem_usable(p);
+    void *np = core_realloc(p, n);
+
+    if (np != NULL) {
+        s->index_bytes = s->index_bytes - old + core_mem_usable(np);
+    }
+    return np;
+}
+
+static void mem_free(struct store_shard *s, void *p)
+{
+    s->index_bytes -= core_mem_usable(p);
+    core_free(p);
+}
+
+static int table_create(struct store_shard *s, struct store_db *d)
+{
+    uint32_t **dir = mem_resize(s, NULL, STORE_DIR_MIN * sizeof(*dir));
+    uint32_t *seg0;
+
+    if (dir == NULL) {
         return TERSE_ENOMEM;
     }
-    t->slot = core_calloc((size_t)size, sizeof(struct store_entry *));
-    if (t->slot == NULL) {
+    seg0 = mem_resize(s, NULL, STORE_TABLE_MIN * sizeof(*seg0));
+    if (seg0 == NULL) {
+        mem_free(s, dir);
         return TERSE_ENOMEM;
     }
-    t->size = size;
-    s->index_bytes += core_mem_usable(t->slot);
+    memset(seg0, 0, STORE_TABLE_MIN * sizeof(*seg0));
+    dir[0] = seg0;
+    d->seg = dir;
+    d->dir_cap = STORE_DIR_MIN;
+    d->n_seg = 1;
+    d->seg0_cap = STORE_TABLE_MIN;
+    d->n_buckets = STORE_TABLE_MIN;
     return TERSE_OK;
 }
 
-static void table_free(struct store_shard *s, struct store_table *t)
+/* Makes bucket b (== n_buckets) addressable. */
+static int bucket_ensure(struct store_shard *s, struct store_db *d, uint64_t b)
 {
-    if (t->slot != NULL) {
-        s->index_bytes -= core_mem_usable(t->slot);
-        core_free(t->slot);
-    }
-    t->slot = NULL;
-    t->size = 0;
-}
+    uint64_t si = b / STORE_SEG_BUCKETS;
 
-/* Starts moving the db to a table of `size` buckets (or just installs it if the db is empty). */
-static int index_resize(struct store_shard *s, struct store_db *d, uint64_t size)
-{
-    struct store_table nt;
-
-    assert(!db_rehashing(d));
-    if (size == d->tab[0].size) {
+    if (si == 0) {
+        if (b >= d->seg0_cap) {
+            /* Small steps: heads are a quarter of the per-key budget. */
+            uint64_t cap = (d->seg0_cap + d->seg0_cap * STORE_SEG0_GROW_PCT / 100 + 3) & ~3ull;
+            if (cap > STORE_SEG_BUCKETS) {
+                cap = STORE_SEG_BUCKETS;
+            }
+            uint32_t *ns = mem_resize(s, d->seg[0], (size_t)cap * sizeof(*ns));
+            if (ns == NULL) {
+                return TERSE_ENOMEM;
+            }
+            memset(ns + d->seg0_cap, 0, (size_t)(cap - d->seg0_cap) * sizeof(*ns));
+            d->seg[0] = ns;
+            d->seg0_cap = cap;
+        }
         return TERSE_OK;
     }
-    if (table_alloc(s, &nt, size) != TERSE_OK) {
+    if (si < d->n_seg) {
+        return TERSE_OK;
+    }
+    assert(si == d->n_seg);
+    if (d->n_seg == d->dir_cap) {
+        uint32_t **nd = mem_resize(s, d->seg, (size_t)d->dir_cap * 2 * sizeof(*nd));
+        if (nd == NULL) {
+            return TERSE_ENOMEM;
+        }
+        d->seg = nd;
+        d->dir_cap *= 2;
+    }
+    d->seg[si] = mem_resize(s, NULL, STORE_SEG_BUCKETS * sizeof(uint32_t));
+    if (d->seg[si] == NULL) {
         return TERSE_ENOMEM;
     }
-    if (d->n_keys == 0) {
-        table_free(s, &d->tab[0]);
-        d->tab[0] = nt;
-        return TERSE_OK;
-    }
-    d->tab[1] = nt;
-    d->rehash_idx = 0;
+    memset(d->seg[si], 0, STORE_SEG_BUCKETS * sizeof(uint32_t));
+    d->n_seg++;
     return TERSE_OK;
+}
+
+/* Splits bucket n_buckets - 2^L into itself and a new last bucket. */
+static int bucket_split(struct store_shard *s, struct store_db *d)
+{
+    uint64_t nb = d->n_buckets;
+    uint64_t low = floor_pow2(nb);
+    uint8_t *from;
+    uint8_t *to;
+    store_ref r;
+
+    if (nb >= ((uint64_t)1 << 62) || bucket_ensure(s, d, nb) != TERSE_OK) {
+        return TERSE_ENOMEM;
+    }
+    from = store_index_bucket(d, nb - low);
+    d->n_buckets = nb + 1;
+    to = store_index_bucket(d, nb);
+    r = store_link_get(from);
+    store_link_put(from, STORE_REF_NONE);
+    while (r != STORE_REF_NONE) {
+        struct store_entry *e = ref_entry(s, r);
+        store_ref next = store_entry_next(e);
+        uint32_t klen;
+        const uint8_t *key = store_entry_keyp(e, &klen);
+        uint8_t *head = (store_hash(s, key, klen) & low) ? to : from;
+        store_link_put(store_entry_link(e), store_link_get(head));
+        store_link_put(head, r);
+        r = next;
+    }
+    return TERSE_OK;
+}
+
+/* Merges the last bucket into the one it was split from. */
+static void bucket_merge(struct store_shard *s, struct store_db *d)
+{
+    uint64_t t = d->n_buckets - 1;
+    uint8_t *link = store_index_bucket(d, t - floor_pow2(t));
+    store_ref moved = store_link_get(store_index_bucket(d, t));
+    store_ref r;
+
+    while ((r = store_link_get(link)) != STORE_REF_NONE) {
+        link = store_entry_link(ref_entry(s, r));
+    }
+    store_link_put(link, moved);
+    d->n_buckets = t;
+    if (t >= STORE_SEG_BUCKETS && t % STORE_SEG_BUCKETS == 0) {
+        mem_free(s, d->seg[t / STORE_SEG_BUCKETS]);
+        d->n_seg--;
+    }
 }
 
 int store_index_reserve(struct store_shard *s, struct store_db *d)
 {
-    uint64_t size = d->tab[0].size;
-
-    if (db_rehashing(d)) {
-        return TERSE_OK; /* tab[1] is at least twice the keys it was sized for */
+    if (d->n_buckets == 0) {
+        return table_create(s, d);
     }
-    if (size == 0) {
-        return index_resize(s, d, STORE_TABLE_MIN);
+    for (int i = 0; i < STORE_SPLITS_PER_INSERT; i++) {
+        if ((uint64_t)d->n_keys + 1 <= d->n_buckets * STORE_LOAD_MAX) {
+            return TERSE_OK;
+        }
+        if (bucket_split(s, d) != TERSE_OK) {
+            /* Chains get longer but stay correct; refuse only when they would get absurd. */
+            return (uint64_t)d->n_keys <
+                           d->n_buckets * STORE_LOAD_MAX * STORE_FORCE_GROW_RATIO
+                       ? TERSE_OK
+                       : TERSE_ENOMEM;
+        }
     }
-    if ((uint64_t)d->n_keys + 1 <= size) {
-        return TERSE_OK;
-    }
-    if (index_resize(s, d, size * 2) == TERSE_OK) {
-        return TERSE_OK;
-    }
-    /* Chains get longer but stay correct; refuse only when they would get absurd. */
-    return (uint64_t)d->n_keys < size * STORE_FORCE_GROW_RATIO ? TERSE_OK : TERSE_ENOMEM;
+    return TERSE_OK;
 }
 
-void store_index_maybe_shrink(struct store_shard *s, struct store_db *d)
+void store_index_maybe_shrink(struct store_shard *s, struct store_db *d, int n)
 {
-    uint64_t size = d->tab[0].size;
-
     if (d->n_keys == 0) {
-        store_index_release(s, d); /* nothing to move: drop both tables at once */
+        store_index_release(s, d); /* nothing to move: drop the table at once */
         return;
     }
-    if (db_rehashing(d) || size == 0) {
-        return;
-    }
-    if (size > STORE_TABLE_MIN && (uint64_t)d->n_keys * STORE_SHRINK_RATIO < size) {
-        (void)index_resize(s, d, pow2_at_least(d->n_keys));
-    }
-}
-
-void store_index_rehash_step(struct store_shard *s, struct store_db *d)
-{
-    struct store_table *t0 = &d->tab[0];
-    struct store_table *t1 = &d->tab[1];
-    int empty_left = STORE_REHASH_EMPTY_VISITS;
-
-    if (!db_rehashing(d)) {
-        return;
-    }
-    while ((uint64_t)d->rehash_idx < t0->size && t0->slot[d->rehash_idx] == NULL) {
-        d->rehash_idx++;
-        if (--empty_left == 0) {
-            break;
-        }
-    }
-    if ((uint64_t)d->rehash_idx < t0->size && t0->slot[d->rehash_idx] != NULL) {
-        struct store_entry *e = t0->slot[d->rehash_idx];
-        while (e != NULL) {
-            struct store_entry *next = e->next;
-            uint64_t b = store_hash(s, entry_keyp(e), e->klen) & (t1->size - 1);
-            e->next = t1->slot[b];
-            t1->slot[b] = e;
-            e = next;
-        }
-        t0->slot[d->rehash_idx] = NULL;
-        d->rehash_idx++;
-    }
-    if ((uint64_t)d->rehash_idx >= t0->size) {
-        table_free(s, t0);
-        *t0 = *t1;
-        t1->slot = NULL;
-        t1->size = 0;
-        d->rehash_idx = -1;
+    for (int i = 0; i < n && d->n_buckets > STORE_TABLE_MIN &&
+                    (uint64_t)d->n_keys * STORE_LOAD_MIN_DIV < d->n_buckets * STORE_LOAD_MAX;
+         i++) {
+        bucket_merge(s, d);
     }
 }
 
 void store_index_release(struct store_shard *s, struct store_db *d)
 {
-    table_free(s, &d->tab[0]);
-    table_free(s, &d->tab[1]);
-    d->rehash_idx = -1;
+    for (uint64_t i = 0; i < d->n_seg; i++) {
+        mem_free(s, d->seg[i]);
+    }
+    if (d->seg != NULL) {
+        mem_free(s, d->seg);
+    }
+    d->seg = NULL;
+    d->n_seg = 0;
+    d->dir_cap = 0;
+    d->seg0_cap = 0;
+    d->n_buckets = 0;
 }
+
+/* ---- SCAN ---- */
 
 static uint64_t rev64(uint64_t v)
 {
@@ -279,31 +363,32 @@ static uint64_t cursor_next(uint64_t v, uint64_t mask)
 
 uint64_t store_index_scan(struct store_db *d, uint64_t cursor, store_bucket_fn fn, void *arg)
 {
-    const struct store_table *small;
-    const struct store_table *large;
+    uint64_t low;
+    uint64_t split;
     uint64_t m0;
     uint64_t m1;
 
-    if (!db_rehashing(d)) {
-        if (d->tab[0].size == 0) {
-            return 0;
-        }
-        m0 = d->tab[0].size - 1;
-        fn(arg, &d->tab[0].slot[cursor & m0]);
+    if (d->n_buckets == 0) {
+        return 0;
+    }
+    low = floor_pow2(d->n_buckets);
+    split = d->n_buckets - low;
+    m0 = low - 1;
+    if (split == 0) {
+        fn(arg, store_index_bucket(d, cursor & m0));
         return cursor_next(cursor, m0);
     }
-    small = &d->tab[0];
-    large = &d->tab[1];
-    if (small->size > large->size) {
-        const struct store_table *tmp = small;
-        small = large;
-        large = tmp;
+    m1 = 2 * low - 1;
+    if ((cursor & m0) >= split) {
+        /* Unsplit: one bucket holds both halves. */
+        fn(arg, store_index_bucket(d, cursor & m0));
+        do {
+            cursor = cursor_next(cursor, m1);
+        } while (cursor & (m0 ^ m1));
+        return cursor;
     }
-    m0 = small->size - 1;
-    m1 = large->size - 1;
-    fn(arg, &small->slot[cursor & m0]);
     do {
-        fn(arg, &large->slot[cursor & m1]);
+        fn(arg, store_index_bucket(d, cursor & m1));
         cursor = cursor_next(cursor, m1);
     } while (cursor & (m0 ^ m1));
     return cursor;

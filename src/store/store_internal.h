@@ -2,33 +2,55 @@
  * store_internal: layouts and helpers shared by the store_*.c files; nothing outside store/
  * includes this header.
  *
- * Entry (one core_alloc block per key):
+ * Entries live in the shard's arena (store_arena.c) and are named by a 32-bit ref; the index
+ * (store_index.c) chains them through a 4-byte next ref kept in the entry.
  *
- *     0        8         12        16         20      22     23     24
- *     +--------+---------+---------+----------+-------+------+------+------------------------+
- *     | next   | klen    | vlen    | clock    | ldt   | meta | pad  | [expire_ms] key value  |
- *     | ptr    | u32     | u32     | lru|lfu  | u16   | u8   | u8   | (int64, only if        |
- *     |        |         |         | u32      |       |      |      |  STORE_META_EXPIRE)    |
- *     +--------+---------+---------+----------+-------+------+------+------------------------+
+ * Arena: a table of spans, each one core_alloc block; small entries are packed back to back
+ * (2-byte aligned) into the current span, an entry larger than a span gets a span of its own.
  *
- *   next     next entry in the same index bucket (chaining), NULL at the end
- *   klen     key bytes
- *   vlen     value bytes: the stored length of a STORE_ENC_STR value, 8 for STORE_ENC_INT
+ *   ref (u32):  | span id (STORE_REF_SPAN_BITS) | offset / 2 (STORE_REF_OFF_BITS) |
+ *               span id 0 is never used, so ref 0 is STORE_REF_NONE.
+ *
+ *   span:  +---------+---------+--------+------+---------+------------------------+
+ *          | entry   | entry   | filler | dead | entry   |   free (used .. cap)   |
+ *          +---------+---------+--------+------+---------+------------------------+
+ *          0                                            used                     cap
+ *   Deleted entries stay in place, marked STORE_META_DEAD, until compaction moves the live
+ *   entries of a sparse span to the current one and frees the span. A filler (first byte
+ *   STORE_FILL_2 or STORE_FILL_N) covers the tail an in-place rewrite gave back.
+ *
+ * Entry (byte offsets; multi-byte fields unaligned, always read with memcpy):
+ *
+ *     0      1          5          9      11               STORE_ENTRY_HDR + lens
+ *     +------+----------+----------+------+--------+--------+-------------+-----+-------+-----+
+ *     | meta | next ref | clock    | ldt  | klen   | vlen   | [expire_ms] | key | value | pad |
+ *     | u8   | u32      | lru|lfu  | u16  | varint | varint | int64, if   |     |       | 0-1 |
+ *     |      |          | u32      |      | 1-5 B  | 1-5 B  | META_EXPIRE |     |       |     |
+ *     +------+----------+----------+------+--------+--------+-------------+-----+-------+-----+
+ *
+ *   meta     bits 0-2 type, bit 3 dead, bits 4-5 encoding, bit 6 "has expiry", bit 7 "raw"
+ *   next     next entry of the same index bucket, STORE_REF_NONE at the end
  *   clock    low 24 bits: LRU clock in seconds (mod 2^24); high 8 bits: LFU log counter
  *   ldt      LFU last decrement time, minutes mod 2^16
- *   meta     bits 0-3 type, bits 4-5 encoding, bit 6 "has expiry", bit 7 "raw" (modified
- *            in place by APPEND/SETRANGE, which Redis always reports as encoding "raw")
- *   data     the optional expiry (unaligned-safe: always read with memcpy), then the key,
- *            then the value (an int64 in host order for ENC_INT, codec stored bytes for ENC_STR)
+ *   klen     key bytes, vlen value bytes (8 for ENC_INT): LEB128 varints
+ *   The footprint (store_entry_mem) is all of it rounded up to STORE_ARENA_ALIGN.
  *
- * So the fixed header is STORE_ENTRY_HDR (24) bytes, 32 with an expiry, plus one 8-byte bucket
- * pointer in the index per key at load factor 1 (between 1/8 and 1 between resizes).
+ * Index (one per db): linear hashing over n_buckets u32 bucket heads. With L the level
+ * (2^L <= n_buckets < 2^(L+1)) and split = n_buckets - 2^L, a hash h lives in bucket
+ * h mod 2^L, or h mod 2^(L+1) when that is below split. One insert splits at most a couple of
+ * buckets and one delete merges at most one, so the table never stops to resize; the load
+ * stays between STORE_LOAD_MIN and STORE_LOAD_MAX keys per bucket. The heads sit in segments
+ * of STORE_SEG_BUCKETS (the first one grows by doubling up to that size) under a directory.
  *
- * Index (one per db): two power-of-two tables of bucket heads. tab[0] is the live table;
- * while a resize is in progress (rehash_idx >= 0) tab[1] is the new one and buckets
- * tab[0][0 .. rehash_idx-1] are already empty. Inserts go to tab[1] during a rehash, lookups
- * look in both. The reverse-binary SCAN cursor works over any sequence of power-of-two
- * resizes (see store_index.c).
+ *   dir -> [seg 0: head head ... head] [seg 1: ...] ...     bucket b = seg[b / SEG][b % SEG]
+ *
+ * This is exactly the state of a Redis incremental rehash from 2^L to 2^(L+1) buckets with
+ * rehash_idx = split, so the reverse-binary SCAN cursor keeps its guarantee (store_index.c).
+ *
+ * Per key, for a 32-byte key and a value of 128..16383 bytes: 11 fixed header bytes + 1 + 2
+ * varint bytes + 0.5 padding on average + 4 / load of bucket head (1.0 at the load growth
+ * keeps, STORE_LOAD_MAX; 2.0 at worst after mass deletes) = 15.5 (16.5 at worst); a byte
+ * less for values under 128 bytes; + 8 with an expiry (docs/formats/store.md).
  */
 #ifndef TERSE_STORE_INTERNAL_H
 #define TERSE_STORE_INTERNAL_H
@@ -36,15 +58,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "store/store.h"
 
-#define STORE_ENTRY_HDR 24u
-#define STORE_META_TYPE_MASK 0x0fu
+#define STORE_ENTRY_HDR 11u /* meta, next, clock, ldt */
+#define STORE_OFF_NEXT 1
+#define STORE_OFF_CLOCK 5
+#define STORE_OFF_LDT 9
+#define STORE_META_TYPE_MASK 0x07u
+#define STORE_META_DEAD 0x08u
 #define STORE_META_ENC_SHIFT 4
 #define STORE_META_ENC_MASK 0x30u
 #define STORE_META_EXPIRE 0x40u
 #define STORE_META_RAW 0x80u /* string written by APPEND/SETRANGE: OBJECT ENCODING "raw" */
+#define STORE_FILL_2 0xfeu   /* a 2-byte filler */
+#define STORE_FILL_N 0xffu   /* a filler whose length is the next 3 bytes (little endian) */
 
 #define STORE_LRU_BITS 24
 #define STORE_LRU_MAX ((1u << STORE_LRU_BITS) - 1)
@@ -52,33 +81,63 @@
 #define STORE_LFU_LOG_FACTOR 10 /* Redis lfu-log-factor default */
 #define STORE_LFU_DECAY_MIN 1   /* Redis lfu-decay-time default, minutes */
 
-#define STORE_TABLE_MIN 4u         /* smallest table, buckets */
-#define STORE_SHRINK_RATIO 8u      /* shrink when n_keys * ratio < buckets */
-#define STORE_FORCE_GROW_RATIO 8u  /* past this load a failed grow fails the write */
-#define STORE_REHASH_EMPTY_VISITS 10 /* empty buckets a rehash step may skip per move */
+/* Arena. */
+typedef uint32_t store_ref;
+#define STORE_REF_NONE 0u
+#define STORE_ARENA_ALIGN 2u
+#define STORE_REF_OFF_BITS 19 /* offset / STORE_ARENA_ALIGN: spans up to 1 MiB */
+#define STORE_REF_SPAN_BITS 13
+#define STORE_SPAN_MAX_ID ((1u << STORE_REF_SPAN_BITS) - 1) /* so 8191 spans, 8 GiB */
+#define STORE_SPAN_MIN 4096u   /* smallest shared span, bytes (requested as 4096 - 8) */
+#define STORE_SPAN_FRACTION 32 /* a new shared span is about 1/this of the arena */
+#define STORE_SPAN_MAX (1024u * 1024 - 24) /* largest span request: exactly 256 mmapped pages */
+#define STORE_SPAN_CAP_MAX ((1u << STORE_REF_OFF_BITS) * STORE_ARENA_ALIGN) /* bytes a ref reaches */
+#define STORE_COMPACT_SLACK_PCT 8 /* compact while dead bytes > live * this / 100 */
+#define STORE_COMPACT_BYTES_PER_STEP 1024u /* bytes moved per store_rehash_step step */
+
+/* Index. */
+#define STORE_LOAD_MAX 4u        /* split while n_keys > n_buckets * this */
+#define STORE_LOAD_MIN_DIV 2u    /* merge while n_keys * this < n_buckets * STORE_LOAD_MAX */
+#define STORE_TABLE_MIN 4u       /* never fewer buckets (while the db has keys) */
+#define STORE_SEG_BUCKETS 16384u /* bucket heads per full segment (64 KiB) */
+#define STORE_SEG0_GROW_PCT 25u  /* segment 0 grows by this much at a time, up to a segment */
+#define STORE_FORCE_GROW_RATIO 8u /* past this load a failed split fails the write */
+#define STORE_SPLITS_PER_INSERT 2 /* so the load converges after bulk inserts */
 
 struct store_entry {
-    struct store_entry *next; /* bucket chain; NULL terminates */
-    uint32_t klen;            /* key bytes */
-    uint32_t vlen;            /* value bytes (8 for ENC_INT) */
-    uint32_t clock;           /* lru seconds (24 low bits) | lfu counter (8 high bits) */
-    uint16_t ldt;             /* LFU last decrement time, minutes mod 2^16 */
-    uint8_t meta;             /* type, encoding, STORE_META_EXPIRE */
-    uint8_t pad;              /* zero; keeps the data 8-aligned */
-    unsigned char data[];     /* [int64 expire_ms] key value */
+    uint8_t meta;   /* see the header comment; the rest is unaligned bytes */
+    uint8_t rest[]; /* next, clock, ldt, lengths, data */
 };
 
-struct store_table {
-    struct store_entry **slot; /* bucket heads; NULL when size is 0 */
-    uint64_t size;             /* buckets, 0 or a power of two */
+struct store_span {
+    uint8_t *base; /* core_alloc block, NULL when the slot is free */
+    uint32_t cap;  /* bytes usable for records */
+    uint32_t used; /* records occupy [0, used) */
+    uint32_t live; /* footprint bytes of live entries in it */
+};
+
+struct store_arena {
+    struct store_span *span; /* slots 0 .. n_slot-1; slot 0 never holds a span */
+    uint32_t n_slot;         /* slots ever used (high water), >= 1 once created */
+    uint32_t cap_slot;       /* slots allocated */
+    uint32_t cur;            /* span taking small entries, 0 = none yet */
+    uint32_t victim;         /* span being evacuated by compaction, 0 = none */
+    uint32_t victim_off;     /* next record of victim to look at */
+    uint64_t span_bytes;     /* sum of core_mem_usable of spans */
+    uint64_t table_bytes;    /* core_mem_usable of the span table */
+    uint64_t dead_bytes;     /* sum over spans of used - live: what compaction can reclaim
+                                (free tails past used are not counted) */
 };
 
 struct store_db {
-    struct store_table tab[2]; /* see the header comment */
-    int64_t rehash_idx;        /* next tab[0] bucket to move, -1 when not rehashing */
-    size_t n_keys;             /* entries in tab[0] + tab[1], expired or not */
-    size_t n_expires;          /* entries with STORE_META_EXPIRE */
-    uint64_t expire_cursor;    /* active-expiry scan cursor over this db */
+    uint32_t **seg;          /* n_seg segments of bucket heads; NULL when no table */
+    uint64_t n_seg;          /* segments allocated */
+    uint64_t dir_cap;        /* directory slots */
+    uint64_t seg0_cap;       /* heads in segment 0 (grows to STORE_SEG_BUCKETS) */
+    uint64_t n_buckets;      /* 0 (no table) or >= STORE_TABLE_MIN */
+    size_t n_keys;           /* entries, expired or not */
+    size_t n_expires;        /* entries with STORE_META_EXPIRE */
+    uint64_t expire_cursor;  /* active-expiry scan cursor over this db */
 };
 
 /* One remembered eviction candidate (store_evict.c). The key is copied (up to
@@ -102,37 +161,112 @@ struct store_shard {
     uint64_t rng;           /* xorshift state for random keys and LFU; never 0 */
     uint64_t expired_keys;  /* see struct store_stats */
     uint64_t n_keys;        /* sum of db[].n_keys */
-    uint64_t entry_bytes;   /* sum of core_mem_usable() of entries */
-    uint64_t index_bytes;   /* sum of core_mem_usable() of tables */
+    uint64_t entry_bytes;   /* sum of footprints of live entries */
+    uint64_t index_bytes;   /* sum of core_mem_usable() of segments and directories */
     uint64_t value_bytes;   /* sum of vlen of ENC_STR entries */
     uint64_t evicted_keys;  /* see struct store_stats */
+    struct store_arena arena;
     int evict_db_next;      /* db the next random eviction starts from */
     int n_pool;             /* candidates in pool[0 .. n_pool-1], sorted by score */
     struct store_evict_cand pool[STORE_EVICT_POOL];
 };
 
+/* ---- unaligned field access ---- */
+
+static inline uint32_t store_ld32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+static inline void store_st32(uint8_t *p, uint32_t v)
+{
+    memcpy(p, &v, sizeof(v));
+}
+
+static inline const uint8_t *store_ecb(const struct store_entry *e)
+{
+    return (const uint8_t *)e;
+}
+
+static inline uint8_t *store_eb(struct store_entry *e)
+{
+    return (uint8_t *)e;
+}
+
+static inline store_ref store_entry_next(const struct store_entry *e)
+{
+    return store_ld32(store_ecb(e) + STORE_OFF_NEXT);
+}
+
+/* The link (4 bytes holding a ref) inside e that names the next entry of its bucket. */
+static inline uint8_t *store_entry_link(struct store_entry *e)
+{
+    return store_eb(e) + STORE_OFF_NEXT;
+}
+
+static inline uint32_t store_entry_clock(const struct store_entry *e)
+{
+    return store_ld32(store_ecb(e) + STORE_OFF_CLOCK);
+}
+
+/* Decoded lengths and offsets of an entry. */
+struct store_elens {
+    uint32_t klen;
+    uint32_t vlen;
+    uint32_t key_off; /* offset of the key (after the expiry, if any) */
+    uint32_t size;    /* footprint, a multiple of STORE_ARENA_ALIGN */
+};
+
+/* ---- store_arena.c ---- */
+
+/* Entry pointer of a ref (which must name a live record). */
+struct store_entry *store_arena_ptr(const struct store_arena *a, store_ref r);
+/* Room for a record of size bytes (a multiple of STORE_ARENA_ALIGN); *r names it. May
+ * allocate a span: TERSE_OK or TERSE_ENOMEM (nothing changed). */
+int store_arena_alloc(struct store_shard *s, size_t size, store_ref *r, struct store_entry **e);
+/* Marks a record of size bytes dead; frees its span when nothing live is left in it. */
+void store_arena_release(struct store_shard *s, store_ref r, size_t size);
+/* Gives back the tail [keep, size) of a record that was rewritten shorter in place. */
+void store_arena_shrink(struct store_shard *s, store_ref r, size_t size, size_t keep);
+/* One bounded compaction step: moves live entries out of the sparsest span, at most
+ * max_bytes of them, if span bytes exceed live by STORE_COMPACT_SLACK_PCT (or whenever a span
+ * is not nearly full, with force). Returns the bytes moved. May allocate a span (a failure
+ * just stops the step). */
+size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force);
+/* Dead bytes compaction could reclaim (outside the current span). */
+uint64_t store_arena_dead(const struct store_arena *a);
+/* Frees every span (the shard is empty or being destroyed). */
+void store_arena_clear(struct store_shard *s);
+/* Closes the current span so the next allocation takes a fresh one (tests: OOM injection). */
+void store_arena_seal(struct store_shard *s);
+
 /* ---- store_entry.c ---- */
 
-/* Bytes an entry with these lengths needs (before allocator rounding). */
+void store_entry_lens(const struct store_entry *e, struct store_elens *l);
+/* Footprint of an entry with these lengths. */
 size_t store_entry_size(size_t klen, size_t vlen, bool has_expire);
-/* Allocates and fills an entry (next = NULL, fresh LRU/LFU at now_ms); NULL on ENOMEM. */
-struct store_entry *store_entry_make(const void *key, uint32_t klen, enum store_enc enc,
-                                     const void *val, uint32_t vlen, int64_t expire_ms,
-                                     int64_t now_ms);
-/* A copy of src under another key (expiry, value and access metadata kept); NULL on ENOMEM. */
-struct store_entry *store_entry_clone(const struct store_entry *src, const void *key,
-                                      uint32_t klen);
-/* Rewrites e in place for a new value (same key); the caller checked it fits. */
+/* Writes a whole entry at e (next = NONE, fresh LRU/LFU at now_ms). */
+void store_entry_fill(struct store_entry *e, const void *key, uint32_t klen, enum store_enc enc,
+                      const void *val, uint32_t vlen, int64_t expire_ms, int64_t now_ms);
+/* Copies src to dst (footprint of the copy: size) with key as its key; dst's next = NONE. */
+void store_entry_copy(struct store_entry *dst, const struct store_entry *src, const void *key,
+                      uint32_t klen, int64_t expire_ms);
+/* Rewrites e in place for a new value and expiry (same key, next, clock and ldt); the caller
+ * checked that the new footprint is not larger. */
 void store_entry_rewrite(struct store_entry *e, enum store_enc enc, const void *val,
                          uint32_t vlen, int64_t expire_ms);
-/* Points at the value bytes (ENC_INT: the 8 bytes of the int64). */
+/* Removes the expiry in place; the footprint shrinks by 8 bytes (the caller gives them back). */
+void store_entry_drop_expire(struct store_entry *e);
 unsigned char *store_entry_valp(struct store_entry *e);
-/* Sets the expiry of an entry that has room for it (has one already, or slack). */
-void store_entry_expire_put(struct store_entry *e, int64_t expire_ms);
+const uint8_t *store_entry_keyp(const struct store_entry *e, uint32_t *klen);
 bool store_entry_expired(const struct store_entry *e, int64_t now_ms);
+void store_entry_set_access(struct store_entry *e, uint32_t clock, uint16_t ldt);
+uint16_t store_entry_ldt(const struct store_entry *e);
+void store_entry_touch(struct store_shard *s, struct store_entry *e, int64_t now_ms);
 /* LFU counter of e decayed to now_ms at one point per decay_min minutes (0: no decay). */
 unsigned store_entry_lfu_at(const struct store_entry *e, int64_t now_ms, int decay_min);
-void store_entry_touch(struct store_shard *s, struct store_entry *e, int64_t now_ms);
 uint32_t store_clock_lru(int64_t now_ms);
 uint16_t store_clock_ldt(int64_t now_ms);
 uint64_t store_rng_next(struct store_shard *s);
@@ -140,50 +274,68 @@ uint64_t store_rng_next(struct store_shard *s);
 /* ---- store_index.c ---- */
 
 uint64_t store_hash(const struct store_shard *s, const void *key, size_t klen);
-/* The link (bucket head or a predecessor's next) that points at key's entry, or NULL. */
-struct store_entry **store_index_find(const struct store_shard *s, struct store_db *d,
-                                      const void *key, size_t klen);
+/* The link (a bucket head or a predecessor's next field) holding key's ref, or NULL. */
+uint8_t *store_index_find(struct store_shard *s, struct store_db *d, const void *key,
+                          size_t klen);
 /* Like store_index_find for a precomputed hash h, matching entries with eq(e, arg). */
-struct store_entry **store_index_find_h(struct store_db *d, uint64_t h,
-                                        bool (*eq)(const struct store_entry *e, void *arg),
-                                        void *arg);
+uint8_t *store_index_find_h(struct store_shard *s, struct store_db *d, uint64_t h,
+                            bool (*eq)(const struct store_entry *e, void *arg), void *arg);
+/* The link holding ref r among the entries of hash h in d, or NULL. */
+uint8_t *store_index_find_ref(struct store_shard *s, struct store_db *d, uint64_t h,
+                              store_ref r);
 /* Collects up to n entries (only ones with an expiry when volatile_only) from consecutive
  * buckets starting at a random one, visiting at most max_buckets buckets; returns how many.
  * The pointers are borrowed until the shard is next modified. */
 size_t store_index_sample(struct store_shard *s, struct store_db *d, struct store_entry **out,
                           size_t n, bool volatile_only, size_t max_buckets);
-/* Links a new entry (key absent) into the table that takes inserts. */
-void store_index_link(const struct store_shard *s, struct store_db *d, struct store_entry *e);
-/* Before inserting one key: starts a grow if needed. TERSE_OK or TERSE_ENOMEM (only when the
- * load factor is past STORE_FORCE_GROW_RATIO and the table could not grow). */
+/* Links a new entry (key absent) named r. */
+void store_index_link(struct store_shard *s, struct store_db *d, store_ref r);
+/* Before inserting one key: creates the table or splits up to STORE_SPLITS_PER_INSERT
+ * buckets. TERSE_OK or TERSE_ENOMEM (only when there is no table, or the load is past
+ * STORE_FORCE_GROW_RATIO * STORE_LOAD_MAX and no split was possible). */
 int store_index_reserve(struct store_shard *s, struct store_db *d);
-/* Starts a shrink if the db is sparse; failures are ignored (it is only an optimisation). */
-void store_index_maybe_shrink(struct store_shard *s, struct store_db *d);
-/* One bounded rehash step; no-op when not rehashing. */
-void store_index_rehash_step(struct store_shard *s, struct store_db *d);
-/* Frees the tables (not the entries). */
+/* Merges at most n buckets while the db is sparse; frees the table when it is empty. */
+void store_index_maybe_shrink(struct store_shard *s, struct store_db *d, int n);
+/* Frees the table (not the entries). */
 void store_index_release(struct store_shard *s, struct store_db *d);
 /* Visits the bucket(s) cursor names and returns the next cursor; see store_index.c. */
-typedef void (*store_bucket_fn)(void *arg, struct store_entry **head);
+typedef void (*store_bucket_fn)(void *arg, uint8_t *head);
 uint64_t store_index_scan(struct store_db *d, uint64_t cursor, store_bucket_fn fn, void *arg);
+/* The bucket hash h lives in (the db has a table). */
+uint64_t store_index_bucket_of(const struct store_db *d, uint64_t h);
+/* Bucket b's head (b < n_buckets). */
+uint8_t *store_index_bucket(struct store_db *d, uint64_t b);
+
+static inline store_ref store_link_get(const uint8_t *link)
+{
+    return store_ld32(link);
+}
+
+static inline void store_link_put(uint8_t *link, store_ref r)
+{
+    store_st32(link, r);
+}
 
 /* ---- store.c ---- */
 
 struct store_db *store_db_get(struct store_shard *s, int db);
-/* Unlinks *link's entry, updates the counters and frees it. */
-void store_unlink_free(struct store_shard *s, struct store_db *d, struct store_entry **link);
+/* Unlinks link's entry, updates the counters and frees it. */
+void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link);
 /* Accounts a freshly linked entry. */
 void store_account_add(struct store_shard *s, struct store_db *d, const struct store_entry *e);
+void store_account_sub(struct store_shard *s, struct store_db *d, const struct store_entry *e);
 /* Frees every entry and table of d and resets it (counters included). */
 void store_db_clear(struct store_shard *s, struct store_db *d);
 /* Finds key, deleting it (counted as expired) if its expiry <= now_ms. */
-struct store_entry **store_find_live(struct store_shard *s, struct store_db *d, const void *key,
-                                     size_t klen, int64_t now_ms);
+uint8_t *store_find_live(struct store_shard *s, struct store_db *d, const void *key,
+                         size_t klen, int64_t now_ms);
+/* The entry a link names. */
+struct store_entry *store_link_entry(const struct store_shard *s, const uint8_t *link);
 
 /* ---- store_verify.c ---- */
 
-/* Walks the whole shard checking the index and every counter; TERSE_OK or TERSE_ECORRUPT.
- * For tests and fuzzers only: O(keys + buckets). */
+/* Walks the whole shard checking the index, the arena and every counter; TERSE_OK or
+ * TERSE_ECORRUPT. For tests and fuzzers only: O(keys + buckets + arena). */
 int store_verify(const struct store_shard *s);
 
 #endif /* TERSE_STORE_INTERNAL_H */

@@ -3,8 +3,9 @@
  *
  * A link returned by store_index_find points into a bucket or into the entry before the key
  * in its chain, so it goes stale as soon as any other entry of the db is freed (including
- * a lazily expired one). Functions here therefore look keys up again after every deletion
- * instead of keeping links across it.
+ * a lazily expired one: its span may be freed with it). Functions here therefore look keys
+ * up again after every deletion instead of keeping links across it. Arena allocation never
+ * moves an entry or a bucket, so links survive it.
  */
 #include "store/store.h"
 
@@ -25,18 +26,35 @@ static bool same_key(const void *a, size_t alen, const void *b, size_t blen)
 /* Unlinks and frees key's entry if present (no expiry check). */
 static void remove_key(struct store_shard *s, struct store_db *d, const void *key, size_t klen)
 {
-    struct store_entry **link = store_index_find(s, d, key, klen);
+    uint8_t *link = store_index_find(s, d, key, klen);
     if (link != NULL) {
         store_unlink_free(s, d, link);
     }
+}
+
+/* A copy of the entry at link under key dst (expiry given); *r names it. */
+static int clone_at(struct store_shard *s, const uint8_t *link, const void *dst, size_t dst_len,
+                    store_ref *r, struct store_entry **ne)
+{
+    struct store_entry *e = store_link_entry(s, link);
+    int64_t exp = store_entry_expire(e);
+    size_t vlen;
+
+    (void)store_entry_val_mut(e, &vlen);
+    if (store_arena_alloc(s, store_entry_size(dst_len, vlen, exp >= 0), r, ne) != TERSE_OK) {
+        return TERSE_ENOMEM;
+    }
+    store_entry_copy(*ne, e, dst, (uint32_t)dst_len, exp);
+    return TERSE_OK;
 }
 
 int store_rename(struct store_shard *s, int db, const void *src, size_t src_len, const void *dst,
                  size_t dst_len, int64_t now_ms)
 {
     struct store_db *d = store_db_get(s, db);
-    struct store_entry **link;
+    uint8_t *link;
     struct store_entry *ne;
+    store_ref r;
 
     if (d == NULL) {
         return TERSE_EINVAL;
@@ -44,7 +62,6 @@ int store_rename(struct store_shard *s, int db, const void *src, size_t src_len,
     if (dst_len > STORE_LEN_MAX) {
         return TERSE_ETOOBIG;
     }
-    store_index_rehash_step(s, d);
     (void)store_find_live(s, d, dst, dst_len, now_ms); /* drop an expired dst first */
     link = store_find_live(s, d, src, src_len, now_ms);
     if (link == NULL) {
@@ -53,14 +70,13 @@ int store_rename(struct store_shard *s, int db, const void *src, size_t src_len,
     if (same_key(src, src_len, dst, dst_len)) {
         return TERSE_OK;
     }
-    ne = store_entry_clone(*link, dst, (uint32_t)dst_len);
-    if (ne == NULL) {
+    if (clone_at(s, link, dst, dst_len, &r, &ne) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
     remove_key(s, d, dst, dst_len);
     remove_key(s, d, src, src_len);
     /* One key out, one in: the table needs no room it did not have. */
-    store_index_link(s, d, ne);
+    store_index_link(s, d, r);
     store_account_add(s, d, ne);
     return TERSE_OK;
 }
@@ -70,13 +86,13 @@ int store_move(struct store_shard *s, int src_db, int dst_db, const void *key, s
 {
     struct store_db *sd = store_db_get(s, src_db);
     struct store_db *dd = store_db_get(s, dst_db);
-    struct store_entry **link;
+    uint8_t *link;
     struct store_entry *e;
+    store_ref r;
 
     if (sd == NULL || dd == NULL) {
         return TERSE_EINVAL;
     }
-    store_index_rehash_step(s, sd);
     link = store_find_live(s, sd, key, klen, now_ms);
     if (link == NULL) {
         return TERSE_ENOTFOUND;
@@ -84,28 +100,22 @@ int store_move(struct store_shard *s, int src_db, int dst_db, const void *key, s
     if (sd == dd) {
         return TERSE_EINVAL;
     }
-    store_index_rehash_step(s, dd);
     if (store_find_live(s, dd, key, klen, now_ms) != NULL) {
         return TERSE_EINVAL;
     }
     if (store_index_reserve(s, dd) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
-    /* The entry itself moves: same hash seed, so no reallocation is needed. */
-    e = *link;
-    *link = e->next;
-    sd->n_keys--;
-    s->n_keys--;
-    if (e->meta & STORE_META_EXPIRE) {
-        sd->n_expires--;
-    }
-    store_index_link(s, dd, e);
-    dd->n_keys++;
-    s->n_keys++;
-    if (e->meta & STORE_META_EXPIRE) {
-        dd->n_expires++;
-    }
-    store_index_maybe_shrink(s, sd);
+    /* link is still good: dst's lazy deletion freed an entry of dd (a span is only freed
+     * with nothing live in it), and the reserve split buckets of dd only. */
+    r = store_link_get(link);
+    e = store_arena_ptr(&s->arena, r);
+    /* The entry itself moves: same hash seed, no copy. */
+    store_link_put(link, store_entry_next(e));
+    store_account_sub(s, sd, e);
+    store_index_link(s, dd, r);
+    store_account_add(s, dd, e);
+    store_index_maybe_shrink(s, sd, 1);
     return TERSE_OK;
 }
 
@@ -114,18 +124,15 @@ int store_copy(struct store_shard *s, int src_db, const void *src, size_t src_le
 {
     struct store_db *sd = store_db_get(s, src_db);
     struct store_db *dd = store_db_get(s, dst_db);
-    struct store_entry **link;
+    uint8_t *link;
     struct store_entry *ne;
+    store_ref r;
 
     if (sd == NULL || dd == NULL) {
         return TERSE_EINVAL;
     }
     if (dst_len > STORE_LEN_MAX) {
         return TERSE_ETOOBIG;
-    }
-    store_index_rehash_step(s, sd);
-    if (sd != dd) {
-        store_index_rehash_step(s, dd);
     }
     if (store_find_live(s, sd, src, src_len, now_ms) == NULL) {
         return TERSE_ENOTFOUND;
@@ -138,25 +145,25 @@ int store_copy(struct store_shard *s, int src_db, const void *src, size_t src_le
         return TERSE_EINVAL;
     }
     /* dst's lazy deletion may have freed src's predecessor: look src up afresh. */
-    ne = store_entry_clone(*store_index_find(s, sd, src, src_len), dst, (uint32_t)dst_len);
-    if (ne == NULL) {
+    if (clone_at(s, store_index_find(s, sd, src, src_len), dst, dst_len, &r, &ne) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
     /* The copy is a new object: fresh access history, as in Redis. */
-    ne->clock = store_clock_lru(now_ms) | (STORE_LFU_INIT << STORE_LRU_BITS);
-    ne->ldt = store_clock_ldt(now_ms);
+    store_entry_set_access(ne, store_clock_lru(now_ms) | (STORE_LFU_INIT << STORE_LRU_BITS),
+                           store_clock_ldt(now_ms));
     link = store_index_find(s, dd, dst, dst_len);
     if (link != NULL) {
-        struct store_entry *old = *link;
-        ne->next = old->next;
-        store_unlink_free(s, dd, link);
-        *link = ne;
+        struct store_entry *old = store_link_entry(s, link);
+        store_link_put(store_entry_link(ne), store_entry_next(old));
+        store_account_sub(s, dd, old);
+        store_arena_release(s, store_link_get(link), store_entry_mem(old));
+        store_link_put(link, r);
     } else {
         if (store_index_reserve(s, dd) != TERSE_OK) {
-            core_free(ne);
+            store_arena_release(s, r, store_entry_mem(ne));
             return TERSE_ENOMEM;
         }
-        store_index_link(s, dd, ne);
+        store_index_link(s, dd, r);
     }
     store_account_add(s, dd, ne);
     return TERSE_OK;
@@ -165,21 +172,24 @@ int store_copy(struct store_shard *s, int src_db, const void *src, size_t src_le
 /* ---- SCAN ---- */
 
 struct scan_ctx {
+    struct store_shard *s;
     void (*fn)(void *arg, const struct store_entry *e);
     void *arg;
     int64_t now_ms;
     size_t n_emitted;
 };
 
-static void scan_bucket(void *arg, struct store_entry **head)
+static void scan_bucket(void *arg, uint8_t *head)
 {
     struct scan_ctx *c = arg;
 
-    for (const struct store_entry *e = *head; e != NULL; e = e->next) {
+    for (store_ref r = store_link_get(head); r != STORE_REF_NONE;) {
+        const struct store_entry *e = store_arena_ptr(&c->s->arena, r);
         if (!store_entry_expired(e, c->now_ms)) {
             c->fn(c->arg, e);
             c->n_emitted++;
         }
+        r = store_entry_next(e);
     }
 }
 
@@ -187,7 +197,7 @@ uint64_t store_scan(struct store_shard *s, int db, uint64_t cursor, size_t count
                     void (*fn)(void *arg, const struct store_entry *e), void *arg)
 {
     struct store_db *d = store_db_get(s, db);
-    struct scan_ctx c = {fn, arg, now_ms, 0};
+    struct scan_ctx c = {s, fn, arg, now_ms, 0};
     size_t max_buckets;
     size_t n_buckets = 0;
 
@@ -209,13 +219,22 @@ uint64_t store_scan(struct store_shard *s, int db, uint64_t cursor, size_t count
 
 /* ---- RANDOMKEY ---- */
 
-/* Bucket i of the db's live range: tab[0] from rehash_idx, then tab[1]. */
-static struct store_entry **bucket_at(struct store_db *d, uint64_t i)
+static uint64_t chain_len(const struct store_shard *s, const uint8_t *head)
 {
-    if (i < d->tab[0].size) {
-        return &d->tab[0].slot[i];
+    uint64_t n = 0;
+    for (store_ref r = store_link_get(head); r != STORE_REF_NONE;
+         r = store_entry_next(store_arena_ptr(&s->arena, r))) {
+        n++;
     }
-    return &d->tab[1].slot[i - d->tab[0].size];
+    return n;
+}
+
+static uint8_t *link_after(const struct store_shard *s, uint8_t *link, uint64_t k)
+{
+    for (; k > 0; k--) {
+        link = store_entry_link(store_link_entry(s, link));
+    }
+    return link;
 }
 
 /*
@@ -223,36 +242,27 @@ static struct store_entry **bucket_at(struct store_db *d, uint64_t i)
  * sparse table (STORE_RANDOM_PICKS misses) it falls back to the k-th entry of a walk, which
  * is exactly uniform and costs what the search would have anyway.
  */
-static struct store_entry **random_link(struct store_shard *s, struct store_db *d)
+static uint8_t *random_link(struct store_shard *s, struct store_db *d)
 {
-    uint64_t lo = d->rehash_idx >= 0 ? (uint64_t)d->rehash_idx : 0;
-    uint64_t span = d->tab[0].size + d->tab[1].size - lo;
     uint64_t k;
 
     for (int i = 0; i < STORE_RANDOM_PICKS; i++) {
-        struct store_entry **link = bucket_at(d, lo + store_rng_next(s) % span);
-        uint64_t len = 0;
-        if (*link == NULL) {
-            continue;
+        uint8_t *head = store_index_bucket(d, store_rng_next(s) % d->n_buckets);
+        uint64_t len = chain_len(s, head);
+        if (len > 0) {
+            return link_after(s, head, store_rng_next(s) % len);
         }
-        for (const struct store_entry *e = *link; e != NULL; e = e->next) {
-            len++;
-        }
-        for (k = store_rng_next(s) % len; k > 0; k--) {
-            link = &(*link)->next;
-        }
-        return link;
     }
     k = store_rng_next(s) % d->n_keys;
-    for (uint64_t i = 0; i < span; i++) {
-        for (struct store_entry **link = bucket_at(d, lo + i); *link != NULL;
-             link = &(*link)->next) {
-            if (k-- == 0) {
-                return link;
-            }
+    for (uint64_t b = 0; b < d->n_buckets; b++) {
+        uint8_t *head = store_index_bucket(d, b);
+        uint64_t len = chain_len(s, head);
+        if (k < len) {
+            return link_after(s, head, k);
         }
+        k -= len;
     }
-    return NULL; /* not reached: n_keys entries are in the live range */
+    return NULL; /* not reached: n_keys entries are in the table */
 }
 
 struct store_entry *store_random(struct store_shard *s, int db, int64_t now_ms)
@@ -263,12 +273,10 @@ struct store_entry *store_random(struct store_shard *s, int db, int64_t now_ms)
         return NULL;
     }
     for (int n_expired = 0; d->n_keys > 0 && n_expired < STORE_RANDOM_MAX_EXPIRED;) {
-        struct store_entry **link;
-
-        store_index_rehash_step(s, d);
-        link = random_link(s, d);
-        if (!store_entry_expired(*link, now_ms)) {
-            return *link;
+        uint8_t *link = random_link(s, d);
+        struct store_entry *e = store_link_entry(s, link);
+        if (!store_entry_expired(e, now_ms)) {
+            return e;
         }
         store_unlink_free(s, d, link);
         s->expired_keys++;

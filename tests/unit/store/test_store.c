@@ -162,10 +162,10 @@ static void test_many_keys_grow_shrink(void **state)
     }
     assert_int_equal(store_dbsize(s, 3), N);
     store_rehash_step(s, 1000000);
-    assert_true(d->rehash_idx < 0);
-    /* Load factor at most 1 once rehashing is done. */
-    assert_true(d->tab[0].size >= N);
-    assert_true(d->tab[0].size < 4 * (uint64_t)N);
+    /* Linear hashing keeps the load between STORE_LOAD_MAX / STORE_LOAD_MIN_DIV and
+     * STORE_LOAD_MAX keys per bucket at all times. */
+    assert_true(d->n_buckets * STORE_LOAD_MAX >= N);
+    assert_true(d->n_buckets * STORE_LOAD_MAX <= (uint64_t)N * STORE_LOAD_MIN_DIV);
     for (int i = 0; i < N; i++) {
         size_t kl = key_of(k, sizeof(k), "key", i);
         struct store_entry *e = store_lookup(s, 3, k, kl, T0, 0);
@@ -181,7 +181,8 @@ static void test_many_keys_grow_shrink(void **state)
     store_rehash_step(s, 1000000);
     store_rehash_step(s, 1000000);
     assert_int_equal(store_dbsize(s, 3), 100);
-    assert_true(d->tab[0].size <= 100 * STORE_SHRINK_RATIO);
+    assert_true(d->n_buckets * STORE_LOAD_MAX <= 100 * STORE_LOAD_MIN_DIV + STORE_TABLE_MIN *
+                                                   STORE_LOAD_MAX);
     for (int i = 0; i < N; i++) {
         size_t kl = key_of(k, sizeof(k), "key", i);
         struct store_entry *e = store_lookup(s, 3, k, kl, T0, 0);
@@ -198,7 +199,8 @@ static void test_many_keys_grow_shrink(void **state)
         assert_int_equal(store_delete(s, 3, k, kl, T0), 1);
     }
     /* An empty db holds no table at all. */
-    assert_int_equal(d->tab[0].size, 0);
+    assert_int_equal(d->n_buckets, 0);
+    assert_null(d->seg);
     check_stats(s);
 }
 
@@ -496,7 +498,7 @@ static void test_random(void **state)
         assert_null(store_lookup(s, 0, k, kl, T0 + 10, 0));
     }
     assert_int_equal(store_dbsize(s, 0), 4);
-    assert_true(s->db[0].tab[0].size + s->db[0].tab[1].size >= 4096);
+    assert_true(s->db[0].n_buckets * STORE_LOAD_MAX >= 4096);
     for (int i = 0; i < 400; i++) {
         e = store_random(s, 0, T0 + 10);
         assert_non_null(e);
@@ -560,10 +562,15 @@ static void test_entry_layout(void **state)
     size_t len;
 
     (void)len;
-    assert_int_equal(sizeof(struct store_entry), STORE_ENTRY_HDR);
     put_str(s, 0, "key", "value", STORE_NO_EXPIRE);
     e = get(s, 0, "key", T0);
-    assert_true(store_entry_mem(e) >= STORE_ENTRY_HDR + 3 + 5);
+    /* 11 fixed bytes, two 1-byte lengths, key, value, rounded up to STORE_ARENA_ALIGN. */
+    assert_int_equal(store_entry_mem(e), 22);
+    assert_int_equal(store_entry_size(3, 5, false), 22);
+    assert_int_equal(store_entry_size(3, 5, true), 30);
+    assert_int_equal(store_entry_size(32, 127, false), 11 + 2 + 32 + 127 + 0);
+    assert_int_equal(store_entry_size(32, 128, false), 11 + 3 + 32 + 128 + 0);
+    assert_int_equal(store_entry_size(32, 16384, false), 11 + 4 + 32 + 16384 + 1);
     /* Val_mut sees the same bytes as val. */
     assert_ptr_equal(store_entry_val_mut(e, &len), store_entry_val(e, &len));
     assert_int_equal(len, 5);

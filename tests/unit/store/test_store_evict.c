@@ -64,9 +64,8 @@ static void evict_n(struct store_shard *s, const struct store_evict_opts *o, int
 {
     for (int i = 0; i < n; i++) {
         size_t n_ev = 0;
-        size_t rel = store_evict(s, o, 1, 1, now, &n_ev);
+        (void)store_evict(s, o, SIZE_MAX, 1, now, &n_ev);
         assert_int_equal(n_ev, 1);
-        assert_true(rel > 0);
     }
 }
 
@@ -191,7 +190,8 @@ static void test_random_bytes_exact(void **state)
     assert_true(rel >= 50000);
     assert_true(rel < 50000 + 200); /* stops at the first key that crosses the target */
     assert_int_equal(rel, (a.entry_bytes + a.index_bytes) - (b.entry_bytes + b.index_bytes));
-    assert_int_equal(rel, mem0 - core_mem_used());
+    /* The allocator got it back too, but for less than a span of dead space left. */
+    assert_true(mem0 - core_mem_used() + s->arena.span[s->arena.cur].cap >= rel);
     assert_int_equal(n_ev, a.n_keys - b.n_keys);
     assert_int_equal(b.evicted_keys, n_ev);
     for (int i = 0; i < N_KEYS; i++) {
@@ -228,10 +228,10 @@ static void test_limits_and_expired(void **state)
     /* samples out of range is clamped, not trusted. */
     o.volatile_only = 0;
     o.samples = 0;
-    (void)store_evict(s, &o, 1, 0, T0, &n_ev);
+    (void)store_evict(s, &o, SIZE_MAX, 1, T0, &n_ev);
     assert_int_equal(n_ev, 1);
     o.samples = 1000000;
-    (void)store_evict(s, &o, 1, 0, T0, &n_ev);
+    (void)store_evict(s, &o, SIZE_MAX, 1, T0, &n_ev);
     assert_int_equal(n_ev, 1);
     /* An empty shard evicts nothing and does not loop. */
     store_flushall(s);

@@ -1,0 +1,354 @@
+/*
+ * store_arena: the spans entries live in, named by 32-bit refs (layout in store_internal.h).
+ *
+ * Allocation bumps the current span; an entry that does not fit starts a new one, an entry
+ * bigger than half a span gets a span of its own. Span sizes grow with the arena (about
+ * 1/STORE_SPAN_FRACTION of it, from STORE_SPAN_MIN to 1 MiB), so memory is returned in steps
+ * of a few percent however small the shard. Every request is a size the allocator hands out
+ * without rounding up: heap chunks of n*16 + 8 bytes below 128 KiB, whole pages minus
+ * glibc's header from there (the shard pins glibc's mmap threshold, see store_shard_create,
+ * so those spans are always mmapped and their pages go back to the kernel when freed).
+ *
+ * Freeing an entry only marks it dead and lowers its span's live count; a span whose live
+ * count reaches zero is freed at once (the current one is rewound instead). Compaction
+ * (store_arena_compact, bounded steps from the cron and from eviction) evacuates the span
+ * with the fewest live bytes while the arena holds more than STORE_COMPACT_SLACK_PCT percent
+ * over the live bytes plus the current span: each live entry is copied to the current span
+ * and the one link naming it (found again through its key's hash) is repointed.
+ */
+#include "store/store_internal.h"
+
+#include <assert.h>
+
+#include "core/core_mem.h"
+#include "terse/status.h"
+
+#define STORE_SPAN_SLOTS_MIN 8u
+
+static uint32_t ref_span(store_ref r)
+{
+    return r >> STORE_REF_OFF_BITS;
+}
+
+static uint32_t ref_off(store_ref r)
+{
+    return (r & ((1u << STORE_REF_OFF_BITS) - 1)) * STORE_ARENA_ALIGN;
+}
+
+static store_ref ref_make(uint32_t span, uint32_t off)
+{
+    return (span << STORE_REF_OFF_BITS) | (off / STORE_ARENA_ALIGN);
+}
+
+struct store_entry *store_arena_ptr(const struct store_arena *a, store_ref r)
+{
+    assert(r != STORE_REF_NONE && ref_span(r) < a->n_slot && a->span[ref_span(r)].base != NULL);
+    return (struct store_entry *)(void *)(a->span[ref_span(r)].base + ref_off(r));
+}
+
+/* A heap request the allocator does not round up: n*16 + 8 bytes. */
+static size_t heap_exact(size_t n)
+{
+    return ((n + 7) & ~(size_t)15) + 8;
+}
+
+static int slot_take(struct store_shard *s, uint32_t *id)
+{
+    struct store_arena *a = &s->arena;
+
+    for (uint32_t i = 1; i < a->n_slot; i++) {
+        if (a->span[i].base == NULL) {
+            *id = i;
+            return TERSE_OK;
+        }
+    }
+    if (a->n_slot > STORE_SPAN_MAX_ID) {
+        return TERSE_ENOMEM; /* the ref space (8 GiB) is full */
+    }
+    if (a->n_slot == a->cap_slot) {
+        uint32_t cap = a->cap_slot < STORE_SPAN_SLOTS_MIN ? STORE_SPAN_SLOTS_MIN : a->cap_slot * 2;
+        size_t old = core_mem_usable(a->span);
+        struct store_span *ns = core_realloc(a->span, (size_t)cap * sizeof(*ns));
+        if (ns == NULL) {
+            return TERSE_ENOMEM;
+        }
+        a->table_bytes = a->table_bytes - old + core_mem_usable(ns);
+        memset(ns + a->cap_slot, 0, (size_t)(cap - a->cap_slot) * sizeof(*ns));
+        a->span = ns;
+        a->cap_slot = cap;
+        if (a->n_slot == 0) {
+            a->n_slot = 1; /* slot 0 is never a span: ref 0 means none */
+        }
+    }
+    *id = a->n_slot;
+    return TERSE_OK;
+}
+
+/* The request for the next shared span: about 1/STORE_SPAN_FRACTION of the arena (so memory
+ * comes and goes in small steps at any size), a power of two between STORE_SPAN_MIN and
+ * 1 MiB, minus what makes the allocator hand out exactly that much. */
+static size_t span_request(const struct store_arena *a)
+{
+    size_t p = STORE_SPAN_MIN;
+
+    while (p < a->span_bytes / STORE_SPAN_FRACTION && p < STORE_SPAN_CAP_MAX) {
+        p <<= 1;
+    }
+    /* glibc: a block from 128 KiB up is mmapped, whole pages with a 16-byte header counted
+     * in; below it a heap chunk of n*16 + 8 bytes is handed out as is. */
+    return p >= 128u * 1024 ? p - 24 : p - 8;
+}
+
+/* Allocates a span into a free slot: a shared one of span_request() bytes, or one of its own
+ * for a record of own_size bytes (0: shared). */
+static int span_open(struct store_shard *s, size_t own_size, uint32_t *id)
+{
+    struct store_arena *a = &s->arena;
+    size_t req = own_size != 0 ? heap_exact(own_size) : span_request(a);
+    uint8_t *base;
+    size_t usable;
+
+    if (slot_take(s, id) != TERSE_OK) {
+        return TERSE_ENOMEM;
+    }
+    base = core_alloc(req);
+    if (base == NULL) {
+        return TERSE_ENOMEM;
+    }
+    usable = core_mem_usable(base);
+    a->span[*id].base = base;
+    /* A shared span never exceeds what a ref's offset can name. */
+    a->span[*id].cap =
+        (uint32_t)(own_size == 0 && usable > STORE_SPAN_CAP_MAX ? STORE_SPAN_CAP_MAX : usable);
+    a->span[*id].used = 0;
+    a->span[*id].live = 0;
+    a->span_bytes += usable;
+    if (*id == a->n_slot) {
+        a->n_slot++;
+    }
+    return TERSE_OK;
+}
+
+static void span_close(struct store_shard *s, uint32_t id)
+{
+    struct store_arena *a = &s->arena;
+
+    a->span_bytes -= core_mem_usable(a->span[id].base);
+    a->dead_bytes -= a->span[id].used - a->span[id].live;
+    core_free(a->span[id].base);
+    memset(&a->span[id], 0, sizeof(a->span[id]));
+    if (a->cur == id) {
+        a->cur = 0;
+    }
+    if (a->victim == id) {
+        a->victim = 0;
+    }
+}
+
+int store_arena_alloc(struct store_shard *s, size_t size, store_ref *r, struct store_entry **e)
+{
+    struct store_arena *a = &s->arena;
+    uint32_t old = a->cur;
+    struct store_span *sp;
+    uint32_t id;
+
+    assert(size % STORE_ARENA_ALIGN == 0 && size > 0);
+    if (old != 0 && a->span[old].cap - a->span[old].used >= size) {
+        id = old;
+    } else if (size > span_request(a) / 2) {
+        if (span_open(s, size, &id) != TERSE_OK) {
+            return TERSE_ENOMEM; /* an entry of its own */
+        }
+    } else {
+        if (span_open(s, 0, &id) != TERSE_OK) {
+            return TERSE_ENOMEM;
+        }
+        /* span_open may have moved the span table: index it afresh. */
+        if (old != 0 && a->span[old].live == 0) {
+            span_close(s, old);
+        }
+        a->cur = id;
+    }
+    sp = &a->span[id];
+    *r = ref_make(id, sp->used);
+    *e = (struct store_entry *)(void *)(sp->base + sp->used);
+    sp->used += (uint32_t)size;
+    sp->live += (uint32_t)size;
+    return TERSE_OK;
+}
+
+void store_arena_release(struct store_shard *s, store_ref r, size_t size)
+{
+    struct store_arena *a = &s->arena;
+    uint32_t id = ref_span(r);
+    struct store_span *sp = &a->span[id];
+
+    store_arena_ptr(a, r)->meta |= STORE_META_DEAD;
+    assert(sp->live >= size);
+    sp->live -= (uint32_t)size;
+    a->dead_bytes += size;
+    if (sp->live == 0) {
+        if (id == a->cur) {
+            a->dead_bytes -= sp->used;
+            sp->used = 0; /* nothing live: rewind instead of freeing */
+        } else {
+            span_close(s, id);
+        }
+    }
+}
+
+static void fill_write(uint8_t *p, size_t len)
+{
+    assert(len >= 2 && len % 2 == 0 && len < (1u << 24));
+    if (len == 2) {
+        p[0] = STORE_FILL_2;
+        return;
+    }
+    p[0] = STORE_FILL_N;
+    p[1] = (uint8_t)len;
+    p[2] = (uint8_t)(len >> 8);
+    p[3] = (uint8_t)(len >> 16);
+}
+
+void store_arena_shrink(struct store_shard *s, store_ref r, size_t size, size_t keep)
+{
+    struct store_span *sp = &s->arena.span[ref_span(r)];
+
+    assert(keep < size && sp->live >= size - keep);
+    fill_write(sp->base + ref_off(r) + keep, size - keep);
+    sp->live -= (uint32_t)(size - keep);
+    s->arena.dead_bytes += size - keep;
+}
+
+/* Size of the record at p (entry, dead entry or filler). */
+static size_t record_size(const uint8_t *p)
+{
+    struct store_elens l;
+
+    if (p[0] == STORE_FILL_2) {
+        return 2;
+    }
+    if (p[0] == STORE_FILL_N) {
+        return (size_t)p[1] | (size_t)p[2] << 8 | (size_t)p[3] << 16;
+    }
+    store_entry_lens((const struct store_entry *)(const void *)p, &l);
+    return l.size;
+}
+
+/* Copies the live entry at ref r elsewhere and repoints its link; TERSE_ENOMEM stops. */
+static int relocate(struct store_shard *s, store_ref r, size_t size)
+{
+    struct store_entry *old = store_arena_ptr(&s->arena, r);
+    struct store_entry *ne;
+    store_ref nr;
+    uint32_t klen;
+    const uint8_t *key = store_entry_keyp(old, &klen);
+    uint64_t h = store_hash(s, key, klen);
+
+    if (store_arena_alloc(s, size, &nr, &ne) != TERSE_OK) {
+        return TERSE_ENOMEM;
+    }
+    old = store_arena_ptr(&s->arena, r); /* the span table may have moved */
+    memcpy(ne, old, size);
+    for (int i = 0; i < s->n_db; i++) {
+        uint8_t *link = store_index_find_ref(s, &s->db[i], h, r);
+        if (link != NULL) {
+            store_link_put(link, nr);
+            store_arena_release(s, r, size);
+            return TERSE_OK;
+        }
+    }
+    assert(!"a live entry is in no index");
+    return TERSE_OK;
+}
+
+static uint32_t victim_pick(const struct store_arena *a)
+{
+    uint32_t best = 0;
+
+    for (uint32_t i = 1; i < a->n_slot; i++) {
+        const struct store_span *sp = &a->span[i];
+        if (sp->base == NULL || i == a->cur || sp->live >= sp->used * 15ull / 16) {
+            continue; /* not worth moving (an entry's own span is always full) */
+        }
+        if (best == 0 || sp->live < a->span[best].live) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* Dead bytes outside the current span (which is never evacuated). */
+uint64_t store_arena_dead(const struct store_arena *a)
+{
+    uint64_t cur_dead = a->cur != 0 ? a->span[a->cur].used - a->span[a->cur].live : 0;
+    return a->dead_bytes - cur_dead;
+}
+
+static bool compact_wanted(const struct store_shard *s)
+{
+    return store_arena_dead(&s->arena) * 100 > s->entry_bytes * STORE_COMPACT_SLACK_PCT;
+}
+
+size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force)
+{
+    struct store_arena *a = &s->arena;
+    size_t moved = 0;
+
+    while (moved < max_bytes) {
+        struct store_span *sp;
+        const uint8_t *p;
+        size_t size;
+
+        if (a->victim == 0) {
+            if ((!force && !compact_wanted(s)) || (a->victim = victim_pick(a)) == 0) {
+                break;
+            }
+            a->victim_off = 0;
+        }
+        sp = &a->span[a->victim];
+        if (a->victim_off >= sp->used) {
+            assert(!"a span with nothing live left is freed");
+            a->victim = 0;
+            break;
+        }
+        p = sp->base + a->victim_off;
+        size = record_size(p);
+        if (p[0] != STORE_FILL_2 && p[0] != STORE_FILL_N && !(p[0] & STORE_META_DEAD)) {
+            uint32_t v = a->victim;
+            a->victim_off += (uint32_t)size; /* before: releasing the last one frees it */
+            if (relocate(s, ref_make(v, (uint32_t)(p - sp->base)), size) != TERSE_OK) {
+                a->victim_off -= a->victim == v ? (uint32_t)size : 0;
+                break;
+            }
+            moved += size;
+            continue;
+        }
+        a->victim_off += (uint32_t)size;
+    }
+    return moved;
+}
+
+void store_arena_clear(struct store_shard *s)
+{
+    struct store_arena *a = &s->arena;
+
+    for (uint32_t i = 1; i < a->n_slot; i++) {
+        if (a->span[i].base != NULL) {
+            span_close(s, i);
+        }
+    }
+    a->table_bytes -= core_mem_usable(a->span);
+    core_free(a->span);
+    memset(a, 0, sizeof(*a));
+}
+
+void store_arena_seal(struct store_shard *s)
+{
+    struct store_arena *a = &s->arena;
+
+    if (a->cur != 0 && a->span[a->cur].live == 0) {
+        span_close(s, a->cur);
+    }
+    a->cur = 0;
+}
