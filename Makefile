@@ -42,6 +42,9 @@ OBJ_LIB := $(SRC_LIB:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/*/test_*.c))
 UNIT_BIN := $(UNIT_SRC:%.c=$(BUILD)/%)
 UNIT_HELPERS := $(sort $(wildcard tests/unit/*.c))
+# A folder's fixtures (tests/unit/<layer>/*_fixture.c and .h) are linked into each test of that
+# folder, and are not tests themselves. $(1): the test's stem, e.g. cmd/test_cmd_keys.
+UNIT_FIXTURES = $(sort $(wildcard $(dir tests/unit/$(1))*_fixture.[ch]))
 FUZZ_SRC := $(sort $(filter-out fuzz/fuzz_replay.c,$(wildcard fuzz/*.c)))
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/fuzz/%-replay)
@@ -74,10 +77,11 @@ lib: $(LIBA)
 
 # ---- tests ---------------------------------------------------------------------------------
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(SRVLIB) $(UNIT_HELPERS)
+.SECONDEXPANSION:
+$(BUILD)/tests/unit/%: tests/unit/%.c $(SRVLIB) $(UNIT_HELPERS) $$(call UNIT_FIXTURES,$$*)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HELPERS) $(SRVLIB) \
-		$(LIBS) -lcmocka
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HELPERS) \
+		$(filter %.c,$(call UNIT_FIXTURES,$*)) $(SRVLIB) $(LIBS) -lcmocka
 
 $(BUILD)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_replay.c $(SRVLIB)
 	@mkdir -p $(dir $@)

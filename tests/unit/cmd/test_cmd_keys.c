@@ -21,8 +21,9 @@
 
 #include <cmocka.h>
 
+#include "cmd_fixture.h"
+
 #define T0_MS 1700000000000LL /* the fixture's clock at start */
-#define MAX_ARGS 16
 
 struct fx {
     struct cmd_server srv;
@@ -32,51 +33,15 @@ struct fx {
     char reply[65536]; /* last reply, NUL-terminated */
 };
 
-static void *libc_alloc(void *opaque, size_t size)
-{
-    (void)opaque;
-    return malloc(size);
-}
-
-static void libc_free(void *opaque, void *p)
-{
-    (void)opaque;
-    free(p);
-}
-
-static int out_grow(void *owner, struct resp_out *o, size_t need)
-{
-    size_t cap = o->cap < 256 ? 256 : o->cap;
-    uint8_t *p;
-
-    (void)owner;
-    while (cap - o->len < need) {
-        cap *= 2;
-    }
-    p = realloc(o->p, cap);
-    if (p == NULL) {
-        return -1;
-    }
-    o->p = p;
-    o->cap = cap;
-    return 0;
-}
-
 static int setup(void **state)
 {
     struct fx *f = calloc(1, sizeof(*f));
 
     assert_non_null(f);
-    assert_int_equal(store_shard_create(&f->srv.shard, 16), TERSE_OK);
-    assert_int_equal(codec_ctx_create(&f->srv.codec, NULL), TERSE_OK);
-    f->srv.alloc.alloc = libc_alloc;
-    f->srv.alloc.free = libc_free;
-    f->srv.settings.databases = 16;
+    cmd_fixture_setup(&f->srv);
     f->cl.resp = 2;
     f->cl.flags = CMD_CLIENT_AUTHED;
-    f->out.grow = out_grow;
-    f->out.proto = 2;
-    f->cl.out = &f->out;
+    cmd_fixture_attach(&f->cl, &f->out);
     f->now_ms = T0_MS;
     *state = f;
     return 0;
@@ -86,11 +51,7 @@ static int teardown(void **state)
 {
     struct fx *f = *state;
 
-    store_shard_destroy(&f->srv.shard);
-    codec_ctx_destroy(&f->srv.codec);
-    free(f->srv.scratch);
-    free(f->srv.scratch2);
-    free(f->out.p);
+    cmd_fixture_teardown(&f->srv, &f->out);
     free(f);
     return 0;
 }
@@ -103,25 +64,6 @@ static const struct cmd_def *find_def(const struct cmd_def *tab, const char *nam
         }
     }
     return NULL;
-}
-
-/* Splits line on single spaces (an empty argument is written as two spaces in a row). */
-static size_t split(char *line, struct resp_slice *argv)
-{
-    size_t argc = 0;
-    char *p = line;
-
-    for (;;) {
-        char *sp = strchr(p, ' ');
-        assert_true(argc < MAX_ARGS);
-        argv[argc].p = (const uint8_t *)p;
-        argv[argc].len = sp != NULL ? (size_t)(sp - p) : strlen(p);
-        argc++;
-        if (sp == NULL) {
-            return argc;
-        }
-        p = sp + 1;
-    }
 }
 
 static struct cmd_call make_call(struct fx *f, const struct resp_slice *argv, size_t argc)
@@ -153,22 +95,19 @@ static const struct cmd_def *resolve(const struct resp_slice *argv, size_t argc)
 static const char *run(struct fx *f, const char *cmdline)
 {
     char line[1024];
-    struct resp_slice argv[MAX_ARGS];
+    struct resp_slice argv[CMD_FIXTURE_MAX_ARGS];
     const struct cmd_def *d;
     struct cmd_call c;
     size_t argc;
 
     snprintf(line, sizeof(line), "%s", cmdline);
-    argc = split(line, argv);
+    /* An empty argument is written as two spaces in a row. */
+    argc = cmd_fixture_split(line, argv, 0);
     d = resolve(argv, argc);
     f->out.len = 0;
     c = make_call(f, argv, argc);
     d->proc(&c);
-    assert_int_equal(f->out.err, 0);
-    assert_true(f->out.len < sizeof(f->reply));
-    memcpy(f->reply, f->out.p, f->out.len);
-    f->reply[f->out.len] = '\0';
-    return f->reply;
+    return cmd_fixture_reply(&f->out, f->reply, sizeof(f->reply), NULL);
 }
 
 #define EXPECT(f, cmdline, want) assert_string_equal(run((f), (cmdline)), (want))

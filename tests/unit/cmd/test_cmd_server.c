@@ -23,8 +23,9 @@
 
 #include <cmocka.h>
 
+#include "cmd_fixture.h"
+
 #define T0_MS 1700000000123LL /* the fixture's clock */
-#define MAX_ARGS 16
 
 struct fx {
     struct cmd_server srv;
@@ -36,36 +37,6 @@ struct fx {
     const char *config_file;
     char reply[65536]; /* last reply, NUL-terminated */
 };
-
-static void *libc_alloc(void *opaque, size_t size)
-{
-    (void)opaque;
-    return malloc(size);
-}
-
-static void libc_free(void *opaque, void *p)
-{
-    (void)opaque;
-    free(p);
-}
-
-static int out_grow(void *owner, struct resp_out *o, size_t need)
-{
-    size_t cap = o->cap < 256 ? 256 : o->cap;
-    uint8_t *p;
-
-    (void)owner;
-    while (cap - o->len < need) {
-        cap *= 2;
-    }
-    p = realloc(o->p, cap);
-    if (p == NULL) {
-        return -1;
-    }
-    o->p = p;
-    o->cap = cap;
-    return 0;
-}
 
 /* ---- fake hooks -------------------------------------------------------------------------- */
 
@@ -148,11 +119,7 @@ static int setup(void **state)
     struct cmd_hooks *h;
 
     assert_non_null(f);
-    assert_int_equal(store_shard_create(&f->srv.shard, 16), TERSE_OK);
-    assert_int_equal(codec_ctx_create(&f->srv.codec, NULL), TERSE_OK);
-    f->srv.alloc.alloc = libc_alloc;
-    f->srv.alloc.free = libc_free;
-    f->srv.settings.databases = 16;
+    cmd_fixture_setup(&f->srv);
     f->srv.settings.maxmemory_policy = "noeviction";
     f->srv.settings.active_expire = 1;
     f->srv.start_ms = T0_MS - 5000;
@@ -170,9 +137,7 @@ static int setup(void **state)
     assert_int_equal(cmd_server_init(&f->srv), TERSE_OK);
     cmd_client_init(&f->srv, &f->cl);
     snprintf(f->cl.addr, sizeof(f->cl.addr), "127.0.0.1:50000");
-    f->out.grow = out_grow;
-    f->out.proto = 2;
-    f->cl.out = &f->out;
+    cmd_fixture_attach(&f->cl, &f->out);
     *state = f;
     return 0;
 }
@@ -183,9 +148,7 @@ static int teardown(void **state)
 
     cmd_client_deinit(&f->srv, &f->cl);
     cmd_server_deinit(&f->srv);
-    store_shard_destroy(&f->srv.shard);
-    codec_ctx_destroy(&f->srv.codec);
-    free(f->out.p);
+    cmd_fixture_teardown(&f->srv, &f->out);
     free(f);
     return 0;
 }
@@ -193,31 +156,16 @@ static int teardown(void **state)
 /* Runs one command given as space-separated words; the reply is left in f->reply. */
 static const char *run(struct fx *f, const char *line)
 {
-    struct resp_slice argv[MAX_ARGS];
+    struct resp_slice argv[CMD_FIXTURE_MAX_ARGS];
     char buf[1024];
-    size_t argc = 0;
-    char *p = buf;
+    size_t argc;
 
     snprintf(buf, sizeof(buf), "%s", line);
-    for (;;) {
-        char *sp = strchr(p, ' ');
-        assert_true(argc < MAX_ARGS);
-        argv[argc].p = (const uint8_t *)p;
-        argv[argc].len = sp != NULL ? (size_t)(sp - p) : strlen(p);
-        argc++;
-        if (sp == NULL) {
-            break;
-        }
-        p = sp + 1;
-    }
+    argc = cmd_fixture_split(buf, argv, 0);
     f->out.len = 0;
     f->out.proto = f->cl.resp;
     cmd_dispatch(&f->srv, &f->cl, argv, argc);
-    assert_int_equal(f->out.err, 0);
-    assert_true(f->out.len < sizeof(f->reply));
-    memcpy(f->reply, f->out.p, f->out.len);
-    f->reply[f->out.len] = '\0';
-    return f->reply;
+    return cmd_fixture_reply(&f->out, f->reply, sizeof(f->reply), NULL);
 }
 
 #define assert_reply(f, line, want) assert_string_equal(run((f), (line)), (want))

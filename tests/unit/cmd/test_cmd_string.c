@@ -22,8 +22,9 @@
 
 #include <cmocka.h>
 
+#include "cmd_fixture.h"
+
 #define T0_MS 1700000000000LL /* the fixture's clock */
-#define MAX_ARGS 16
 #define REPLY_CAP (1 << 16)
 
 struct fx {
@@ -48,41 +49,19 @@ static void count_free(void *opaque, void *p)
     free(p);
 }
 
-static int out_grow(void *owner, struct resp_out *o, size_t need)
-{
-    size_t cap = o->cap < 256 ? 256 : o->cap;
-    uint8_t *p;
-
-    (void)owner;
-    while (cap - o->len < need) {
-        cap *= 2;
-    }
-    p = realloc(o->p, cap);
-    if (p == NULL) {
-        return -1;
-    }
-    o->p = p;
-    o->cap = cap;
-    return 0;
-}
-
 static int setup(void **state)
 {
     struct fx *f = calloc(1, sizeof(*f));
 
     assert_non_null(f);
-    assert_int_equal(store_shard_create(&f->srv.shard, 16), TERSE_OK);
-    assert_int_equal(codec_ctx_create(&f->srv.codec, NULL), TERSE_OK);
+    cmd_fixture_setup(&f->srv);
     f->srv.alloc.alloc = count_alloc;
     f->srv.alloc.free = count_free;
     f->srv.alloc.opaque = f;
-    f->srv.settings.databases = 16;
     f->srv.settings.proto_max_bulk_len = 512LL * 1024 * 1024;
     f->cl.resp = 2;
     f->cl.flags = CMD_CLIENT_AUTHED;
-    f->out.grow = out_grow;
-    f->out.proto = 2;
-    f->cl.out = &f->out;
+    cmd_fixture_attach(&f->cl, &f->out);
     f->now_ms = T0_MS;
     *state = f;
     return 0;
@@ -92,11 +71,7 @@ static int teardown(void **state)
 {
     struct fx *f = *state;
 
-    store_shard_destroy(&f->srv.shard);
-    codec_ctx_destroy(&f->srv.codec);
-    free(f->srv.scratch);
-    free(f->srv.scratch2);
-    free(f->out.p);
+    cmd_fixture_teardown(&f->srv, &f->out);
     free(f);
     return 0;
 }
@@ -126,35 +101,18 @@ static const char *run_argv(struct fx *f, const struct resp_slice *argv, size_t 
     assert_non_null(d);
     f->out.len = 0;
     d->proc(&c);
-    assert_int_equal(f->out.err, 0);
-    assert_true(f->out.len < sizeof(f->reply));
-    memcpy(f->reply, f->out.p, f->out.len);
-    f->reply[f->out.len] = '\0';
-    f->reply_len = f->out.len;
-    return f->reply;
+    return cmd_fixture_reply(&f->out, f->reply, sizeof(f->reply), &f->reply_len);
 }
 
 /* Runs a command line split on single spaces; "''" stands for an empty argument. */
 static const char *run(struct fx *f, const char *cmdline)
 {
     char line[1024];
-    struct resp_slice argv[MAX_ARGS];
-    size_t argc = 0;
-    char *p = line;
+    struct resp_slice argv[CMD_FIXTURE_MAX_ARGS];
+    size_t argc;
 
     snprintf(line, sizeof(line), "%s", cmdline);
-    for (;;) {
-        char *sp = strchr(p, ' ');
-        size_t n = sp != NULL ? (size_t)(sp - p) : strlen(p);
-        assert_true(argc < MAX_ARGS);
-        argv[argc].p = (const uint8_t *)p;
-        argv[argc].len = (n == 2 && p[0] == '\'' && p[1] == '\'') ? 0 : n;
-        argc++;
-        if (sp == NULL) {
-            break;
-        }
-        p = sp + 1;
-    }
+    argc = cmd_fixture_split(line, argv, CMD_FIXTURE_SPLIT_QUOTES);
     return run_argv(f, argv, argc);
 }
 
