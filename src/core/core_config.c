@@ -48,6 +48,8 @@ static const char *const names_policy[] = {"volatile-lru",   "volatile-lfu",   "
                                            "allkeys-random", "noeviction",     NULL};
 static const char *const names_access[] = {"no", "yes", "local", NULL};
 static const char *const names_supervised[] = {"upstart", "systemd", "auto", "no", NULL};
+static const char *const names_s3checksum[] = {"crc32c", "crc32", "crc64nvme", "sha1", "sha256",
+                                               NULL};
 
 _Static_assert(sizeof names_loglevel / sizeof *names_loglevel == CORE_LOGLEVEL_COUNT + 1,
                "loglevel names");
@@ -57,6 +59,8 @@ _Static_assert(sizeof names_access / sizeof *names_access == CORE_ACCESS_COUNT +
                "access names");
 _Static_assert(sizeof names_supervised / sizeof *names_supervised == CORE_SUPERVISED_COUNT + 1,
                "supervised names");
+_Static_assert(sizeof names_s3checksum / sizeof *names_s3checksum == CORE_S3_CHECKSUM_COUNT + 1,
+               "s3-checksum names");
 
 struct opt {
     const char *name;

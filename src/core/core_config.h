@@ -108,6 +108,17 @@ enum core_config_supervised {
     CORE_SUPERVISED_COUNT
 };
 
+/* s3-checksum: the trailing checksum of backups to S3 (srv_backup.c maps it to the s3 layer's
+ * algorithm). */
+enum core_config_s3checksum {
+    CORE_S3_CHECKSUM_CRC32C,
+    CORE_S3_CHECKSUM_CRC32,
+    CORE_S3_CHECKSUM_CRC64NVME,
+    CORE_S3_CHECKSUM_SHA1,
+    CORE_S3_CHECKSUM_SHA256,
+    CORE_S3_CHECKSUM_COUNT
+};
+
 /* Client classes of client-output-buffer-limit ("slave" is Redis's name for replica). */
 enum core_config_client_class {
     CORE_CLIENT_NORMAL,
@@ -147,6 +158,9 @@ struct core_config_obuf {
 #define CORE_CONFIG_LLONG_MAX 9223372036854775807LL
 #define CORE_CONFIG_U64_MAX 18446744073709551615ULL
 #define CORE_CONFIG_MB 1048576ULL
+/* s3-part-size range: S3's smallest non-final part (5 MiB) and its largest part (5 GiB). */
+#define CORE_CONFIG_S3_PART_MIN (5 * CORE_CONFIG_MB)
+#define CORE_CONFIG_S3_PART_MAX (5120 * CORE_CONFIG_MB)
 /* hz is clamped into this range, as Redis clamps it (CONFIG_MIN_HZ, CONFIG_MAX_HZ). */
 #define CORE_CONFIG_HZ_MIN 1
 #define CORE_CONFIG_HZ_MAX 500
@@ -216,7 +230,14 @@ struct core_config_obuf {
     X("save", save, SAVE, "", 0, 0, -, CORE_CONFIG_MUTABLE)                                      \
     X("stop-writes-on-bgsave-error", stop_writes_on_bgsave_error, BOOL, "yes", 0, 0, -,          \
       CORE_CONFIG_MUTABLE)                                                                       \
-    X("appendonly", appendonly, BOOL, "no", 0, 0, -, CORE_CONFIG_MUTABLE | CORE_CONFIG_ONLY_NO)
+    X("appendonly", appendonly, BOOL, "no", 0, 0, -, CORE_CONFIG_MUTABLE | CORE_CONFIG_ONLY_NO) \
+    X("s3-endpoint", s3_endpoint, STR, "", 0, 0, -, CORE_CONFIG_PROTECTED)                       \
+    X("s3-region", s3_region, STR, "us-east-1", 0, 0, -, CORE_CONFIG_MUTABLE)                    \
+    X("s3-path-style", s3_path_style, BOOL, "no", 0, 0, -, CORE_CONFIG_MUTABLE)                  \
+    X("s3-checksum", s3_checksum, ENUM, "crc32c", 0, 0, s3checksum, CORE_CONFIG_MUTABLE)         \
+    X("s3-part-size", s3_part_size, MEM, "8mb", CORE_CONFIG_S3_PART_MIN,                         \
+      CORE_CONFIG_S3_PART_MAX, -, CORE_CONFIG_MUTABLE)                                           \
+    X("s3-part-checksums", s3_part_checksums, BOOL, "yes", 0, 0, -, CORE_CONFIG_MUTABLE)
 
 /* C type of each KIND's field. */
 #define CORE_CONFIG_CTYPE_BOOL bool
