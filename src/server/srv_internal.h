@@ -6,6 +6,7 @@
  *   srv_hooks.c  the cmd_hooks that give commands the clock, config, memory and clients
  *   srv_cron.c   periodic work: active expiry, rehashing, timeouts, idle buffers
  *   srv_persist.c snapshots: load at startup, SAVE/BGSAVE, save points, shutdown save
+ *   srv_backup.c  snapshots on S3 (dir s3://bucket/prefix): streamed save, restore
  *
  * One worker thread runs everything in this version; state lives in struct srv, passed
  * explicitly (no globals).
@@ -52,6 +53,7 @@ struct srv_persist {
     uint64_t n_saves;             /* successful saves since startup */
     uint64_t load_loaded;         /* keys of the last load */
     uint64_t load_expired;        /* records skipped as expired by the last load */
+    int child_msg_fd;             /* read end of the BGSAVE child's failure report, -1: none */
 };
 
 struct srv {
@@ -101,6 +103,21 @@ void srv_persist_cron(struct srv *s, int64_t now_ms);
 int srv_persist_shutdown(struct srv *s, unsigned flags);
 /* Kills and reaps a BGSAVE child still running. */
 void srv_persist_teardown(struct srv *s);
+
+/* srv_backup.c */
+struct persist_load_stats;
+/* 1 when dir is an s3:// URL (snapshots go to S3 instead of files). */
+int srv_backup_is_s3(const char *dir);
+/* Streams a snapshot of s->shard (unchanged during the call) to a new object under dir and
+ * logs the result. On failure writes the reason (S3's code and message, or the snapshot
+ * writer's) into why (why_cap bytes) and returns a terse_status; no multipart upload is left
+ * behind unless why says so. Blocks the calling thread; starts and joins one thread. */
+int srv_backup_save(struct srv *s, int64_t now_ms, char *why, size_t why_cap);
+/* Downloads the newest snapshot under dir and loads it into shard (verified first; shard is
+ * unchanged unless the insert pass runs out of memory). Returns TERSE_OK; TERSE_ENOTFOUND
+ * when the prefix holds no snapshot; another status with the reason in why. */
+int srv_backup_restore(struct srv *s, struct store_shard *shard, int64_t now_ms,
+                       struct persist_load_stats *st, char *why, size_t why_cap);
 
 /* srv_cron.c */
 void srv_cron(struct srv *s);

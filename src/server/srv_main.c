@@ -3,8 +3,8 @@
  *
  *   terse-server [config-file] [--name value ...]
  *
- * Setup order: config (defaults, file, command line) -> log -> signals -> shard, codec and
- * command state -> snapshot load -> listeners -> loop. Teardown runs in reverse, so every byte is freed before
+ * Setup order: config (defaults, file, command line) -> log -> s3 (libcurl, OpenSSL) ->
+ * signals -> shard, codec and command state -> snapshot load -> listeners -> loop. Teardown runs in reverse, so every byte is freed before
  * exit (the sanitizer build checks it).
  */
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include "core/core_log.h"
 #include "core/core_mem.h"
 #include "core/core_time.h"
+#include "s3/s3_client.h"
 #include "server/srv_internal.h"
 #include "store/store.h"
 #include "terse/status.h"
@@ -255,6 +256,14 @@ int main(int argc, char **argv)
     if (s.config_file[0] == '\0') {
         core_log(CORE_LOG_WARNING, "No config file specified, using the default config.");
     }
+    /* Before anything allocates through OpenSSL; with an s3:// dir, libcurl's and OpenSSL's
+     * allocations go to the s3 pool, so backups of any size make the same heap calls. */
+    if (s3_setup(srv_backup_is_s3(s.cfg.dir)) != TERSE_OK) {
+        core_log(CORE_LOG_WARNING, "libcurl initialisation failed");
+        core_log_teardown();
+        core_config_deinit(&s.cfg);
+        return 1;
+    }
     if (setup(&s) == 0) {
         core_log(CORE_LOG_NOTICE, "Server initialized; listening on port %lld",
                  (long long)s.cfg.port);
@@ -270,6 +279,7 @@ int main(int argc, char **argv)
         core_log(CORE_LOG_WARNING, "terse is now ready to exit, bye bye...");
     }
     teardown(&s);
+    s3_teardown();
     core_log_teardown();
     return rc;
 }

@@ -16,8 +16,15 @@
  * are opened, so no client ever sees a partial dataset and -LOADING is never needed. A
  * snapshot that fails verification stops startup with the file, the offset and the reason;
  * to start empty instead, move the file aside or point dbfilename elsewhere.
+ *
+ * S3: when dir is s3://bucket/prefix, every save (SAVE, BGSAVE's child, save points,
+ * SHUTDOWN, DEBUG RELOAD) streams a new object there and startup restores the newest one
+ * (srv_backup.c). A BGSAVE child that fails writes its reason (S3's code and message) to a
+ * pipe; the parent logs it when it reaps the child. Nothing under an s3:// dir is a local
+ * path: no file is opened there.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,10 +42,12 @@
 /* After a failed BGSAVE, save points wait this long before trying again (Redis's
  * CONFIG_BGSAVE_RETRY_DELAY). */
 #define PERSIST_RETRY_DELAY_MS 5000
+/* Room for the reason of a failed save (an S3 error line plus the object's name). */
+#define PERSIST_WHY_CAP 1024
 
 static int is_s3(const struct srv *s)
 {
-    return strncmp(s->cfg.dir, "s3://", 5) == 0;
+    return srv_backup_is_s3(s->cfg.dir);
 }
 
 /* <dir>/<name> into out. */
@@ -63,8 +72,9 @@ static void temp_path(const struct srv *s, long pid, char *out, size_t cap)
     join_path(s, name, out, cap);
 }
 
-/* Saves in this process (SAVE, SHUTDOWN, DEBUG RELOAD, and the BGSAVE child). */
-static int save_here(struct srv *s, int64_t now_ms)
+/* Saves in this process (SAVE, SHUTDOWN, DEBUG RELOAD, and the BGSAVE child); on failure the
+ * reason goes to the log and into why. */
+static int save_here(struct srv *s, int64_t now_ms, char *why, size_t why_cap)
 {
     char path[PERSIST_PATH_MAX], tmp[PERSIST_PATH_MAX];
     struct persist_save_stats st;
@@ -73,13 +83,17 @@ static int save_here(struct srv *s, int64_t now_ms)
     int rc;
 
     if (is_s3(s)) {
-        core_log(CORE_LOG_WARNING, "Snapshots to %s are not supported yet", s->cfg.dir);
-        return TERSE_EINVAL;
+        rc = srv_backup_save(s, now_ms, why, why_cap);
+        if (rc != TERSE_OK) {
+            core_log(CORE_LOG_WARNING, "Failed saving the snapshot to S3: %s", why);
+        }
+        return rc;
     }
     snapshot_path(s, path, sizeof(path));
     temp_path(s, (long)getpid(), tmp, sizeof(tmp));
     rc = persist_save_file(s->shard, path, tmp, now_ms, &s->cmd.alloc, &st, &err);
     if (rc != TERSE_OK) {
+        snprintf(why, why_cap, "%s", err.reason); /* the path is in the log line below */
         core_log(CORE_LOG_WARNING, "Failed saving the snapshot %s: %s", path, err.reason);
         return rc;
     }
@@ -102,12 +116,13 @@ static void saved(struct srv *s, int64_t now_ms, uint64_t covered)
 
 static int save_fg(struct srv *s)
 {
+    char why[PERSIST_WHY_CAP];
     int64_t now = core_time_unix_ms();
 
     if (s->persist.child_pid > 0) {
         return CMD_SAVE_BUSY;
     }
-    if (save_here(s, now) != TERSE_OK) {
+    if (save_here(s, now, why, sizeof(why)) != TERSE_OK) {
         s->persist.last_bgsave_ok = 0;
         return CMD_SAVE_FAILED;
     }
@@ -115,8 +130,9 @@ static int save_fg(struct srv *s)
     return CMD_SAVE_OK;
 }
 
-static void child_main(struct srv *s, pid_t parent)
+static void child_main(struct srv *s, pid_t parent, int msg_fd)
 {
+    char why[PERSIST_WHY_CAP];
     sigset_t all;
 
     /* The parent blocks SIGINT/SIGTERM for its signalfd; the child takes them by default. */
@@ -130,29 +146,48 @@ static void child_main(struct srv *s, pid_t parent)
     for (size_t i = 0; i < s->n_listen; i++) {
         close(s->listen_fd[i]);
     }
-    _exit(save_here(s, core_time_unix_ms()) == TERSE_OK ? 0 : 1);
+    why[0] = '\0';
+    if (save_here(s, core_time_unix_ms(), why, sizeof(why)) == TERSE_OK) {
+        _exit(0);
+    }
+    if (msg_fd >= 0) {
+        /* One short write into an empty pipe: never blocks. */
+        ssize_t n = write(msg_fd, why, strnlen(why, sizeof(why) - 1));
+        (void)n;
+    }
+    _exit(1);
 }
 
 static int bgsave_start(struct srv *s)
 {
     struct srv_persist *p = &s->persist;
     pid_t parent = getpid(), pid;
+    int msg[2] = {-1, -1};
 
-    if (is_s3(s)) {
-        core_log(CORE_LOG_WARNING, "Snapshots to %s are not supported yet", s->cfg.dir);
-        p->last_bgsave_ok = 0;
-        return CMD_SAVE_FAILED;
-    }
     p->last_bgsave_try_ms = core_time_unix_ms();
+    if (pipe2(msg, O_CLOEXEC) != 0) {
+        msg[0] = msg[1] = -1; /* the save still runs; only its reason would be lost */
+    }
     pid = fork();
     if (pid < 0) {
         core_log(CORE_LOG_WARNING, "Can't save in background: fork: %s", strerror(errno));
         p->last_bgsave_ok = 0;
+        if (msg[0] >= 0) {
+            close(msg[0]);
+            close(msg[1]);
+        }
         return CMD_SAVE_FAILED;
     }
     if (pid == 0) {
-        child_main(s, parent);
+        if (msg[0] >= 0) {
+            close(msg[0]);
+        }
+        child_main(s, parent, msg[1]);
     }
+    if (msg[1] >= 0) {
+        close(msg[1]);
+    }
+    p->child_msg_fd = msg[0];
     core_log(CORE_LOG_NOTICE, "Background saving started by pid %ld", (long)pid);
     p->child_pid = pid;
     p->child_start_ms = p->last_bgsave_try_ms;
@@ -160,11 +195,29 @@ static int bgsave_start(struct srv *s)
     return CMD_SAVE_OK;
 }
 
+/* The child's failure report, "" when there is none. The child has exited: its end of the
+ * pipe is closed, so the read does not block. */
+static void child_msg_take(struct srv_persist *p, char *out, size_t cap)
+{
+    ssize_t n = 0;
+
+    out[0] = '\0';
+    if (p->child_msg_fd < 0) {
+        return;
+    }
+    do {
+        n = read(p->child_msg_fd, out, cap - 1);
+    } while (n < 0 && errno == EINTR);
+    out[n > 0 ? (size_t)n : 0] = '\0';
+    close(p->child_msg_fd);
+    p->child_msg_fd = -1;
+}
+
 /* Reaps the child if it has exited (block: wait for it). */
 static void child_reap(struct srv *s, int block)
 {
     struct srv_persist *p = &s->persist;
-    char tmp[PERSIST_PATH_MAX];
+    char tmp[PERSIST_PATH_MAX], why[PERSIST_WHY_CAP];
     int status = 0;
     pid_t r;
     int64_t now;
@@ -179,6 +232,7 @@ static void child_reap(struct srv *s, int block)
         return;
     }
     now = core_time_unix_ms();
+    child_msg_take(p, why, sizeof(why));
     if (r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         core_log(CORE_LOG_NOTICE, "Background saving terminated with success");
         saved(s, now, p->child_dirty);
@@ -186,11 +240,15 @@ static void child_reap(struct srv *s, int block)
         if (r > 0 && WIFSIGNALED(status)) {
             core_log(CORE_LOG_WARNING, "Background saving terminated by signal %d",
                      WTERMSIG(status));
+        } else if (why[0] != '\0') {
+            core_log(CORE_LOG_WARNING, "Background saving error: %s", why);
         } else {
             core_log(CORE_LOG_WARNING, "Background saving error");
         }
-        temp_path(s, (long)p->child_pid, tmp, sizeof(tmp));
-        unlink(tmp);
+        if (!is_s3(s)) {
+            temp_path(s, (long)p->child_pid, tmp, sizeof(tmp));
+            unlink(tmp);
+        }
         p->last_bgsave_ok = 0;
     }
     p->last_bgsave_time_s = (long long)((now - p->child_start_ms) / 1000);
@@ -255,6 +313,7 @@ static int reload_file(struct srv *s, char *errbuf, size_t cap)
     struct store_shard *fresh = NULL;
     struct persist_load_stats st;
     struct persist_error err;
+    char why[PERSIST_WHY_CAP];
     int rc;
 
     snapshot_path(s, path, sizeof(path));
@@ -262,8 +321,16 @@ static int reload_file(struct srv *s, char *errbuf, size_t cap)
         snprintf(errbuf, cap, "ERR Error trying to load the RDB dump: out of memory");
         return -1;
     }
-    rc = persist_load_file(fresh, path, core_time_unix_ms(), &st, &err);
-    if (rc != TERSE_OK) {
+    if (is_s3(s)) {
+        rc = srv_backup_restore(s, fresh, core_time_unix_ms(), &st, why, sizeof(why));
+        if (rc != TERSE_OK) {
+            core_log(CORE_LOG_WARNING, "DEBUG RELOAD: %s", why);
+            snprintf(errbuf, cap, "ERR Error trying to load the RDB dump, check server logs.");
+            store_shard_destroy(&fresh);
+            return -1;
+        }
+    } else if ((rc = persist_load_file(fresh, path, core_time_unix_ms(), &st, &err)) !=
+               TERSE_OK) {
         core_log(CORE_LOG_WARNING, "DEBUG RELOAD: cannot load %s at offset %llu: %s", path,
                  (unsigned long long)err.offset,
                  rc == TERSE_ENOTFOUND ? "no such file" : err.reason);
@@ -309,6 +376,7 @@ void srv_persist_hooks_install(struct srv *s)
     s->persist.last_save_ms = core_time_unix_ms();
     s->persist.last_bgsave_ok = 1;
     s->persist.last_bgsave_time_s = -1;
+    s->persist.child_msg_fd = -1;
 }
 
 /* ---- startup, cron, shutdown -------------------------------------------------------------- */
@@ -318,12 +386,30 @@ int srv_persist_load(struct srv *s)
     char path[PERSIST_PATH_MAX];
     struct persist_load_stats st;
     struct persist_error err;
+    char why[PERSIST_WHY_CAP];
     uint64_t t0 = core_time_mono_us();
     int rc;
 
     if (is_s3(s)) {
-        core_log(CORE_LOG_WARNING, "Restoring from %s is not supported yet; starting empty",
-                 s->cfg.dir);
+        rc = srv_backup_restore(s, s->shard, core_time_unix_ms(), &st, why, sizeof(why));
+        if (rc == TERSE_ENOTFOUND) {
+            core_log(CORE_LOG_NOTICE, "Starting with an empty dataset: %s", why);
+            return 0;
+        }
+        if (rc != TERSE_OK) {
+            core_log(CORE_LOG_WARNING,
+                     "Cannot restore the snapshot from %s: %s. Refusing to start without it; "
+                     "to start with an empty dataset instead, start with a dir that holds no "
+                     "snapshot (a new s3:// prefix, or a local directory, then CONFIG SET dir "
+                     "s3://... once S3 is reachable) and restart.",
+                     s->cfg.dir, why);
+            return -1;
+        }
+        s->persist.load_loaded = st.n_loaded;
+        s->persist.load_expired = st.n_expired;
+        core_log(CORE_LOG_NOTICE, "DB loaded from %s: %.3f seconds, %llu keys (%llu expired "
+                 "keys skipped)", s->cfg.dir, (double)(core_time_mono_us() - t0) / 1e6,
+                 (unsigned long long)st.n_loaded, (unsigned long long)st.n_expired);
         return 0;
     }
     snapshot_path(s, path, sizeof(path));
