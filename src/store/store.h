@@ -247,6 +247,17 @@ size_t store_evict(struct store_shard *s, const struct store_evict_opts *o, size
  * footprint plus its share of bucket heads; arena spans are allocated a span at a time). */
 size_t store_cost(size_t klen, size_t vlen, int has_expire);
 
+/*
+ * Upper bound of what writing one more key of klen bytes with a stored value of vlen bytes
+ * (and an expiry when has_expire) into db would add to core_mem_used() right now: 0 while the
+ * entry fits the arena's current span and the index needs no new memory, else the span (or
+ * index segment) it would open. Admission with used + store_cost_now <= maxmemory keeps the
+ * budget exact, where store_cost, which cannot see the shard, is only an average. Pure: never
+ * allocates. A db out of range counts no index growth.
+ */
+size_t store_cost_now(const struct store_shard *s, int db, size_t klen, size_t vlen,
+                      int has_expire);
+
 struct store_stats {
     uint64_t expired_keys;  /* deleted because of their expiry, lazily or actively */
     uint64_t n_keys;        /* over all dbs */

@@ -352,3 +352,20 @@ void store_arena_seal(struct store_shard *s)
     }
     a->cur = 0;
 }
+
+size_t store_arena_grow_cost(const struct store_shard *s, size_t size)
+{
+    const struct store_arena *a = &s->arena;
+    size_t cost;
+
+    if (a->cur != 0 && a->span[a->cur].cap - a->span[a->cur].used >= size) {
+        return 0;
+    }
+    /* A block's usable size exceeds its request by at most 16 bytes (mmapped: 8). */
+    cost = (size > span_request(a) / 2 ? heap_exact(size) : span_request(a)) + 16;
+    if (a->n_slot == a->cap_slot) {
+        size_t cap = a->cap_slot < STORE_SPAN_SLOTS_MIN ? STORE_SPAN_SLOTS_MIN : a->cap_slot * 2;
+        cost += (size_t)(cap - a->cap_slot) * sizeof(struct store_span) + 16;
+    }
+    return cost;
+}

@@ -254,3 +254,14 @@ size_t store_cost(size_t klen, size_t vlen, int has_expire)
     return store_entry_size(klen, vlen, has_expire != 0) +
            sizeof(uint32_t) * STORE_LOAD_MIN_DIV / STORE_LOAD_MAX + 1;
 }
+
+size_t store_cost_now(const struct store_shard *s, int db, size_t klen, size_t vlen,
+                      int has_expire)
+{
+    size_t cost = store_arena_grow_cost(s, store_entry_size(klen, vlen, has_expire != 0));
+
+    if (db >= 0 && db < s->n_db) {
+        cost += store_index_grow_cost(&s->db[db]);
+    }
+    return cost;
+}

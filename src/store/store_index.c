@@ -285,6 +285,8 @@ static void bucket_merge(struct store_shard *s, struct store_db *d)
         link = store_entry_link(ref_entry(s, r));
     }
     store_link_put(link, moved);
+    /* Segment 0 is kept: a later split into bucket t must find it empty. */
+    store_link_put(store_index_bucket(d, t), STORE_REF_NONE);
     d->n_buckets = t;
     if (t >= STORE_SEG_BUCKETS && t % STORE_SEG_BUCKETS == 0) {
         mem_free(s, d->seg[t / STORE_SEG_BUCKETS]);
@@ -392,4 +394,25 @@ uint64_t store_index_scan(struct store_db *d, uint64_t cursor, store_bucket_fn f
         cursor = cursor_next(cursor, m1);
     } while (cursor & (m0 ^ m1));
     return cursor;
+}
+
+size_t store_index_grow_cost(const struct store_db *d)
+{
+    uint64_t nb = d->n_buckets;
+    size_t cost = 0;
+
+    if (nb == 0) {
+        return (STORE_DIR_MIN * sizeof(uint32_t *) + 16) + (STORE_TABLE_MIN * sizeof(uint32_t) + 16);
+    }
+    /* Up to STORE_SPLITS_PER_INSERT splits: segment 0 may grow, or a new segment start. */
+    if (nb < STORE_SEG_BUCKETS) {
+        cost = (size_t)(d->seg0_cap * STORE_SEG0_GROW_PCT / 100 + 4) * sizeof(uint32_t) + 16;
+    }
+    if ((nb + STORE_SPLITS_PER_INSERT) / STORE_SEG_BUCKETS >= d->n_seg) {
+        cost = STORE_SEG_BUCKETS * sizeof(uint32_t) + 16;
+        if (d->n_seg == d->dir_cap) {
+            cost += (size_t)d->dir_cap * sizeof(uint32_t *) + 16;
+        }
+    }
+    return cost;
 }

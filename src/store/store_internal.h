@@ -235,6 +235,8 @@ void store_arena_shrink(struct store_shard *s, store_ref r, size_t size, size_t 
  * is not nearly full, with force). Returns the bytes moved. May allocate a span (a failure
  * just stops the step). */
 size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force);
+/* Bytes the arena would allocate to place a record of size bytes now (0 when it fits). */
+size_t store_arena_grow_cost(const struct store_shard *s, size_t size);
 /* Dead bytes compaction could reclaim (outside the current span). */
 uint64_t store_arena_dead(const struct store_arena *a);
 /* Frees every span (the shard is empty or being destroyed). */
@@ -296,6 +298,8 @@ void store_index_link(struct store_shard *s, struct store_db *d, store_ref r);
 int store_index_reserve(struct store_shard *s, struct store_db *d);
 /* Merges at most n buckets while the db is sparse; frees the table when it is empty. */
 void store_index_maybe_shrink(struct store_shard *s, struct store_db *d, int n);
+/* Bytes the next insert into d may allocate for the table (upper bound). */
+size_t store_index_grow_cost(const struct store_db *d);
 /* Frees the table (not the entries). */
 void store_index_release(struct store_shard *s, struct store_db *d);
 /* Visits the bucket(s) cursor names and returns the next cursor; see store_index.c. */

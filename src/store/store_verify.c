@@ -31,6 +31,12 @@ static int db_verify(const struct store_shard *s, struct store_db *d, struct sto
     if (d->n_seg != (d->n_buckets - 1) / STORE_SEG_BUCKETS + 1) {
         return TERSE_ECORRUPT;
     }
+    /* Heads past the last bucket (segment 0 is never shrunk) are empty. */
+    for (uint64_t b = d->n_buckets; b < d->seg0_cap; b++) {
+        if (d->seg[0][b] != STORE_REF_NONE) {
+            return TERSE_ECORRUPT;
+        }
+    }
     for (uint64_t b = 0; b < d->n_buckets; b++) {
         store_ref r = store_link_get(store_index_bucket(d, b));
         while (r != STORE_REF_NONE) {
