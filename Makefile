@@ -53,8 +53,8 @@ SERVER := $(BUILD)/terse-server
 LIBA := $(BUILD)/libterse.a
 SRVLIB := $(BUILD)/libterse-server.a
 
-.PHONY: all run test test-core unit integration fuzz-replay lib fuzz bench clean deps deps-test \
-        check-layers
+.PHONY: all run test test-core test-build unit integration fuzz-replay lib fuzz bench clean deps \
+        deps-test check-layers
 
 all: $(SERVER) $(LIBA)
 
@@ -106,11 +106,20 @@ check-layers:
 
 test-core: check-layers unit fuzz-replay integration
 
-# The one test command: plain build, then the sanitizer build of the same suite.
+# Everything the suites run, built in parallel before any suite starts.
+test-build: all $(UNIT_BIN) $(FUZZ_REPLAY)
+
+ASAN_VARS := BUILD=build/asan CC=clang SANITIZE=address,undefined
+
+# The one test command: plain build, then the sanitizer build of the same suite. Builds use
+# both cores; the suites run one after another (-j1), since several of them measure time
+# (expiry, BGSAVE kills, eviction budgets) and would starve each other on a 2-core machine.
 test: deps-test
-	$(MAKE) test-core
-	$(MAKE) test-core BUILD=build/asan CC=clang SANITIZE=address,undefined \
-		PYTEST_ARGS="$(PYTEST_ARGS_ASAN)"
+	$(MAKE) test-build
+	$(MAKE) -j1 test-core
+	$(MAKE) test-build $(ASAN_VARS)
+	$(MAKE) -j1 test-core $(ASAN_VARS) PYTEST_ARGS="$(PYTEST_ARGS_ASAN)"
+	@echo "make test: every suite passed, plain and under ASan+UBSan"
 
 # ---- packages ------------------------------------------------------------------------------
 
