@@ -16,9 +16,10 @@
  *
  * Unlike Redis, which admits any write while used <= maxmemory, the estimate of the write is
  * counted before it runs, so the budget holds to within one eviction step rather than one
- * write. The estimate (write_cost) is store_cost for each key with the codec's bound of the
- * other arguments as its value: never below what the write stores, since a value is stored
- * compressed or raw, never larger than codec_value_bound of its bytes.
+ * write. The estimate (write_cost) is store_cost_now (what the arena and index would grow by
+ * now) for the key with the codec's bound of the other arguments as its value: never below
+ * what the write stores, since a value is stored compressed or raw, never larger than
+ * codec_value_bound of its bytes.
  *
  * Freed bytes are credited as the larger of what store_evict reports and the drop of
  * mem_used, so a store that keeps freed space in its arenas (reusable, not returned to the
@@ -132,40 +133,47 @@ static size_t last_key(const struct cmd_def *d, size_t argc)
  */
 static size_t write_cost(struct cmd_call *c, const struct cmd_def *d)
 {
-    size_t cost = 0, rest = 0, first, last, step;
+    struct store_shard *shard = cmd_shard(c, c->argv[0].p, 0);
+    size_t rest = 0, first, last, step, n_keys = 0, klen = 0, vlen = 0;
 
     if (d->first_key <= 0 || (size_t)d->first_key >= c->argc) {
         for (size_t i = 1; i < c->argc; i++) {
-            cost += c->argv[i].len;
+            rest += c->argv[i].len;
         }
-        return cost;
+        return rest;
     }
     first = (size_t)d->first_key;
     last = last_key(d, c->argc);
     step = d->key_step > 0 ? (size_t)d->key_step : 1;
     if (step == 2) {
         for (size_t i = first; i <= last && i < c->argc; i += 2) {
-            size_t vlen = i + 1 < c->argc ? c->argv[i + 1].len : 0;
-            cost += store_cost(c->argv[i].len, codec_value_bound(vlen), 1);
+            n_keys++;
+            klen += c->argv[i].len;
+            vlen += codec_value_bound(i + 1 < c->argc ? c->argv[i + 1].len : 0);
         }
-        return cost;
-    }
-    for (size_t i = 1; i < c->argc; i++) {
-        if (i < first || i > last || (i - first) % step != 0) {
-            rest += c->argv[i].len;
+    } else {
+        for (size_t i = 1; i < c->argc; i++) {
+            if (i < first || i > last || (i - first) % step != 0) {
+                rest += c->argv[i].len;
+            }
+        }
+        vlen = codec_value_bound(rest);
+        if (strcmp(d->name, "copy") == 0) {
+            const struct store_entry *e = store_lookup(shard, c->cl->db, c->argv[1].p,
+                                                       c->argv[1].len, c->now_ms, 0);
+            vlen += e != NULL ? store_entry_mem(e) : 0;
+        }
+        for (size_t i = first; i <= last && i < c->argc; i += step) {
+            n_keys++;
+            klen += c->argv[i].len;
         }
     }
-    rest = codec_value_bound(rest);
-    if (strcmp(d->name, "copy") == 0) {
-        const struct store_entry *e = store_lookup(cmd_shard(c, c->argv[1].p, c->argv[1].len),
-                                                   c->cl->db, c->argv[1].p, c->argv[1].len,
-                                                   c->now_ms, 0);
-        rest += e != NULL ? store_entry_mem(e) : 0;
+    /* One key: exactly what the arena and index would grow by now. Several keys: their bytes
+     * as if one entry (the span they may open) plus each key's average share. */
+    if (n_keys <= 1) {
+        return store_cost_now(shard, c->cl->db, klen, vlen, 1);
     }
-    for (size_t i = first; i <= last && i < c->argc; i += step) {
-        cost += store_cost(c->argv[i].len, i == first ? rest : 0, 1);
-    }
-    return cost;
+    return store_cost_now(shard, c->cl->db, klen, vlen, 1) + store_cost(klen, vlen, 1);
 }
 
 int cmd_memory_admit(struct cmd_call *c, const struct cmd_def *d)
