@@ -35,6 +35,8 @@
 
 #include <limits.h>
 #include <lz4.h>
+#define LZ4_HC_STATIC_LINKING_ONLY /* LZ4_compress_HC_extStateHC_fastReset */
+#include <lz4hc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -72,6 +74,8 @@ struct codec_ctx {
     const ZSTD_CDict *zcdict_ref; /* the CDict zcctx references now (NULL: none) */
     struct codec_dict dicts[CODEC_DICT_MAX]; /* unordered; id 0 = free */
     struct codec_stats stats;
+    void *lz4hc_state;     /* LZ4_sizeofStateHC() bytes, owned; NULL until a level > FAST */
+    int level;             /* codec_value_recompress's level, CODEC_LEVEL_FAST..MAX */
 };
 
 /* ---- allocator --------------------------------------------------------------------------- */
@@ -143,6 +147,7 @@ codec_ctx_destroy(struct codec_ctx **pp)
     c->alloc.free(c->alloc.opaque, c->zcctx_mem);
     c->alloc.free(c->alloc.opaque, c->zdctx_mem);
     c->alloc.free(c->alloc.opaque, c->lz4_state);
+    c->alloc.free(c->alloc.opaque, c->lz4hc_state);
     c->alloc.free(c->alloc.opaque, c);
     *pp = NULL;
 }
@@ -695,5 +700,107 @@ codec_ctx_dict_remove(struct codec_ctx *c, uint32_t id)
     c->alloc.free(c->alloc.opaque, d->cmem);
     c->alloc.free(c->alloc.opaque, d->dmem);
     memset(d, 0, sizeof(*d));
+    return TERSE_OK;
+}
+
+/* ---- background compression -------------------------------------------------------------- */
+
+int
+codec_value_encode_raw(const void *src, size_t src_len, void *dst, size_t dst_cap,
+                       size_t *dst_len)
+{
+    uint8_t *out = dst;
+    size_t hlen;
+    uint64_t sum;
+
+    if (dst_len == NULL || (src == NULL && src_len > 0)) {
+        return TERSE_EINVAL;
+    }
+    if (src_len > CODEC_VALUE_MAX) {
+        return TERSE_ETOOBIG;
+    }
+    hlen = header_len_for(src_len);
+    if (dst == NULL || dst_cap < hlen || dst_cap - hlen < src_len) {
+        return TERSE_EDSTSIZE;
+    }
+    if (src_len > 0) {
+        memcpy(out + hlen, src, src_len);
+    }
+    sum = src_len > 0 ? XXH3_64bits(src, src_len) : XXH3_64bits("", 0);
+    header_put(out, CODEC_RAW, src_len, sum, 0);
+    *dst_len = hlen + src_len;
+    return TERSE_OK;
+}
+
+int
+codec_ctx_level_set(struct codec_ctx *c, int level)
+{
+    if (c == NULL || level < CODEC_LEVEL_FAST || level > CODEC_LEVEL_MAX) {
+        return TERSE_EINVAL;
+    }
+    if (level > CODEC_LEVEL_FAST && c->lz4hc_state == NULL) {
+        int size = LZ4_sizeofStateHC();
+        void *st = c->alloc.alloc(c->alloc.opaque, (size_t)size);
+
+        if (st == NULL) {
+            return TERSE_ENOMEM;
+        }
+        /* The full clear happens once; recompressions use the fast reset. */
+        if (LZ4_initStreamHC(st, (size_t)size) == NULL) {
+            c->alloc.free(c->alloc.opaque, st);
+            return TERSE_ENOMEM;
+        }
+        c->lz4hc_state = st;
+    }
+    c->level = level;
+    return TERSE_OK;
+}
+
+int
+codec_value_recompress(struct codec_ctx *c, const void *stored, size_t stored_len, void *dst,
+                       size_t dst_cap, size_t *dst_len)
+{
+    struct codec_value_info info;
+    const uint8_t *payload;
+    size_t room;
+    uint64_t sum;
+    int n;
+
+    if (c == NULL || dst_len == NULL) {
+        return TERSE_EINVAL;
+    }
+    if (stored == NULL || header_parse(stored, stored_len, &info, &sum) != TERSE_OK) {
+        return TERSE_ECORRUPT;
+    }
+    *dst_len = 0;
+    if (info.kind != CODEC_RAW) {
+        return TERSE_OK; /* already compressed: nothing to do, nothing counted */
+    }
+    if (info.orig_len < CODEC_RAW_MAX || dst == NULL || dst_cap <= info.header_len) {
+        c->stats.n_encoded[CODEC_RAW]++;
+        return TERSE_OK;
+    }
+    payload = (const uint8_t *)stored + info.header_len;
+    /* The LZ4 header is the RAW one with another kind: same length varint, same checksum. */
+    room = dst_cap - info.header_len;
+    if (room > lz4_keep_max(info.orig_len)) {
+        room = lz4_keep_max(info.orig_len); /* the encoder gives up once it would not be kept */
+    }
+    if (c->level > CODEC_LEVEL_FAST) {
+        n = LZ4_compress_HC_extStateHC_fastReset(c->lz4hc_state, (const char *)payload,
+                                                 (char *)dst + info.header_len,
+                                                 (int)info.orig_len, (int)room, c->level);
+    } else {
+        n = LZ4_compress_fast_extState_fastReset(c->lz4_state, (const char *)payload,
+                                                 (char *)dst + info.header_len,
+                                                 (int)info.orig_len, (int)room, 1);
+    }
+    if (n <= 0) {
+        c->stats.n_encoded[CODEC_RAW]++;
+        return TERSE_OK;
+    }
+    header_put(dst, CODEC_LZ4, info.orig_len, sum, 0);
+    c->stats.n_encoded[CODEC_LZ4]++;
+    *dst_len = info.header_len + (size_t)n;
     return TERSE_OK;
 }

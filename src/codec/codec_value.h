@@ -157,6 +157,47 @@ int codec_value_encode_dict(struct codec_ctx *c, uint32_t dict_id, const void *s
  * byte flipped. NULL or stored_len == 0 is a no-op. */
 void codec_value_corrupt(void *stored, size_t stored_len);
 
+/* ---- background compression (a value stored RAW first, compressed later) ---------------- */
+
+/* Levels of codec_ctx_level_set: CODEC_LEVEL_FAST is the LZ4 acceleration codec_value_encode
+ * uses; 1..CODEC_LEVEL_MAX are LZ4HC levels (smaller output, slower encode; the output is an
+ * ordinary LZ4 block, so decoding costs the same). */
+#define CODEC_LEVEL_FAST 0
+#define CODEC_LEVEL_MAX 12
+
+/*
+ * Writes src in the RAW kind whatever its length (a memcpy and the xxHash3 checksum), for a
+ * value to be compressed later by codec_value_recompress. Same arguments and returns as
+ * codec_value_encode, but takes no context: pure, counts nothing, any thread.
+ * dst_cap >= codec_value_bound(src_len) always suffices.
+ */
+int codec_value_encode_raw(const void *src, size_t src_len, void *dst, size_t dst_cap,
+                           size_t *dst_len);
+
+/*
+ * Sets the level codec_value_recompress compresses at (CODEC_LEVEL_FAST..CODEC_LEVEL_MAX).
+ * A level above CODEC_LEVEL_FAST needs the LZ4HC state (LZ4_sizeofStateHC(), about 256 KiB),
+ * allocated here through c's allocator the first time and kept until codec_ctx_destroy, so
+ * recompressing never allocates. Returns TERSE_OK, TERSE_EINVAL (NULL c, level out of range:
+ * nothing changed) or TERSE_ENOMEM (the level is unchanged). The shard's thread.
+ */
+int codec_ctx_level_set(struct codec_ctx *c, int level);
+
+/*
+ * Compresses a stored RAW value (as written by codec_value_encode_raw or codec_value_encode)
+ * into dst at the context's level (codec_ctx_level_set; CODEC_LEVEL_FAST by default), keeping
+ * it only under codec_value_encode's rule (at least 1/16 saved, CODEC_LZ4_KEEP_SHIFT).
+ * stored: borrowed. On TERSE_OK *dst_len is the new stored length (LZ4 kind), or 0 when the
+ * value stays as it is (too short, does not compress enough, or not RAW): nothing written.
+ * dst_cap >= stored_len always suffices. The checksum is carried over from the RAW header,
+ * not recomputed: bytes damaged while held raw still fail verification once compressed.
+ * Counts the outcome in n_encoded (LZ4, or RAW when it stays raw). Returns TERSE_OK,
+ * TERSE_ECORRUPT (the header does not parse: nothing written), TERSE_EINVAL (NULL c or
+ * dst_len). Does not allocate. The shard's thread.
+ */
+int codec_value_recompress(struct codec_ctx *c, const void *stored, size_t stored_len, void *dst,
+                           size_t dst_cap, size_t *dst_len);
+
 /* Counters of one context, for INFO's terse section. */
 struct codec_stats {
     uint64_t n_encoded[3];    /* values encoded per codec kind */
