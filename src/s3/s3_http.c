@@ -548,6 +548,9 @@ curl_transient(CURLcode rc)
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_OPERATION_TIMEDOUT:
     case CURLE_SEND_ERROR:
+    /* curl found its reused connection dead and wanted to resend the body itself; the body
+     * is a stream it cannot rewind, so the next attempt rebuilds it from the part instead. */
+    case CURLE_SEND_FAIL_REWIND:
     case CURLE_RECV_ERROR:
     case CURLE_GOT_NOTHING:
     case CURLE_PARTIAL_FILE:
