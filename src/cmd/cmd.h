@@ -129,6 +129,13 @@ enum cmd_shutdown_flags { CMD_SHUTDOWN_NOSAVE = 1, CMD_SHUTDOWN_SAVE = 2, CMD_SH
 
 /* ---- server state ------------------------------------------------------------------------ */
 
+/* Where a string of CODEC_RAW_MAX bytes or more is compressed (terse-compression). */
+enum cmd_compression {
+    CMD_COMPRESS_BACKGROUND = 0, /* stored RAW and pending; store_compress_step compresses it */
+    CMD_COMPRESS_INLINE = 1,     /* codec_value_encode on the write path */
+    CMD_COMPRESS_OFF = 2         /* stored RAW, never compressed */
+};
+
 /* Settings cmd reads; server/ keeps them in sync with the config. */
 struct cmd_settings {
     int databases;
@@ -143,6 +150,7 @@ struct cmd_settings {
     int evict_enabled;         /* 0 under noeviction: a write that does not fit is refused */
     struct store_evict_opts evict; /* policy, volatile_only, maxmemory-samples, lfu params */
     int active_expire;         /* 1: background expiry runs (DEBUG SET-ACTIVE-EXPIRE) */
+    int compression;           /* enum cmd_compression (terse-compression) */
     char run_id[41];           /* 40 hex chars, random per process start */
 };
 
@@ -151,7 +159,8 @@ struct cmd_stats {
     uint64_t keyspace_hits, keyspace_misses;
     uint64_t corrupt_values;    /* values that failed verification on read */
     uint64_t orig_value_bytes;  /* original bytes of strings written (SET family) */
-    uint64_t stored_value_bytes;/* their stored bytes */
+    uint64_t stored_value_bytes;/* their stored bytes (lowered by what background compression
+                                   saves on them: cmd_compress_step) */
     uint64_t evicted_keys;      /* keys deleted to honour maxmemory (INFO stats) */
 };
 
@@ -215,6 +224,17 @@ enum cmd_evict_result {
  */
 enum cmd_evict_result cmd_memory_evict(struct cmd_server *srv, size_t need, uint64_t budget_us,
                                        int64_t now_ms);
+/*
+ * One background compression step (store_compress_step with the server's codec context) for
+ * at most budget_us microseconds (hooks.now_us), or until want_bytes of stored value bytes were
+ * saved (0: no goal). Lowers stats.stored_value_bytes by what it saved, and returns that. Worker
+ * thread only; called from the server's idle hook and cron, and by cmd_memory_evict before it
+ * evicts anything.
+ */
+size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want_bytes);
+/* 1 when values await background compression and terse-compression is not off (values left
+ * pending by a switch to off, or loaded from a snapshot, wait until it is on again). */
+int cmd_compress_pending(const struct cmd_server *srv);
 /* Redis's eviction time limit for a maxmemory-eviction-tenacity (0..100): 50 us per step up to
  * 10, then 15% more per step; UINT64_MAX (no limit) at 100. */
 uint64_t cmd_memory_evict_budget_us(int tenacity);

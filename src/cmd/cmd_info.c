@@ -11,9 +11,15 @@
  * (in default and all) with the codec's figures:
  *
  *   value_bytes_original / value_bytes_stored   bytes written through the SET family, before
- *                                               and after encoding (cumulative, RESETSTAT)
+ *                                               and after encoding (cumulative, RESETSTAT;
+ *                                               stored bytes drop as background compression
+ *                                               compresses values written raw)
  *   compression_ratio                           original / stored of those
- *   values_raw / values_lz4 / values_zstd       values encoded per codec kind (cumulative)
+ *   values_raw / values_lz4 / values_zstd       values encoded per codec kind (cumulative; a
+ *                                               value written raw for background compression
+ *                                               counts when the background encodes it)
+ *   values_pending, bytes_pending               values awaiting background compression and
+ *                                               their stored (raw) bytes, now
  *   values_decoded                              successful decodes
  *   corrupt_values                              values that failed their checksum on read
  *   dataset_keys, dataset_value_bytes           live keys and the stored bytes of their values
@@ -394,6 +400,8 @@ static void info_terse(struct info_buf *b, struct cmd_call *c, const struct info
               (unsigned long long)d->cs.n_encoded[CODEC_RAW],
               (unsigned long long)d->cs.n_encoded[CODEC_LZ4],
               (unsigned long long)d->cs.n_encoded[CODEC_ZSTD]);
+    info_addf(b, "values_pending:%llu\r\nbytes_pending:%llu\r\n",
+              (unsigned long long)d->st.n_pending, (unsigned long long)d->st.pending_bytes);
     info_addf(b, "values_decoded:%llu\r\n", (unsigned long long)d->cs.n_decoded);
     info_addf(b, "corrupt_values:%llu\r\n", (unsigned long long)s->corrupt_values);
     info_addf(b, "dataset_keys:%llu\r\ndataset_value_bytes:%llu\r\n",

@@ -21,6 +21,11 @@
  * what the write stores, since a value is stored compressed or raw, never larger than
  * codec_value_bound of its bytes.
  *
+ * Values awaiting background compression (terse-compression background) are compressed
+ * before any key is evicted: cmd_memory_evict first runs compression steps within the same
+ * time budget, crediting the drop of mem_used they cause, and evicts only if that was not
+ * enough.
+ *
  * Freed bytes are credited as the larger of what store_evict reports and the drop of
  * mem_used, so a store that keeps freed space in its arenas (reusable, not returned to the
  * allocator) is not emptied by one admission.
@@ -71,6 +76,27 @@ static uint64_t mem_used(const struct cmd_server *srv)
     return srv->hooks.mem_used != NULL ? srv->hooks.mem_used(srv->hooks.srv) : 0;
 }
 
+int cmd_compress_pending(const struct cmd_server *srv)
+{
+    return srv->shard != NULL && srv->settings.compression != CMD_COMPRESS_OFF &&
+           store_pending_count(srv->shard) > 0;
+}
+
+size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want_bytes)
+{
+    struct store_compress_budget b = {budget_us, srv->hooks.now_us, srv->hooks.srv, want_bytes};
+    size_t saved = 0;
+
+    if (!cmd_compress_pending(srv)) {
+        return 0;
+    }
+    (void)store_compress_step(srv->shard, srv->codec, &b, &saved);
+    srv->stats.stored_value_bytes -= saved < srv->stats.stored_value_bytes
+                                         ? saved
+                                         : srv->stats.stored_value_bytes;
+    return saved;
+}
+
 enum cmd_evict_result cmd_memory_evict(struct cmd_server *srv, size_t need, uint64_t budget_us,
                                        int64_t now_ms)
 {
@@ -84,11 +110,32 @@ enum cmd_evict_result cmd_memory_evict(struct cmd_server *srv, size_t need, uint
     if (used + need <= st->maxmemory) {
         return CMD_EVICT_OK;
     }
-    if (!st->evict_enabled || srv->shard == NULL) {
+    if (srv->shard == NULL || (!st->evict_enabled && !cmd_compress_pending(srv))) {
         return CMD_EVICT_FAIL;
     }
     target = used + need - st->maxmemory;
     start_us = srv->hooks.now_us != NULL ? srv->hooks.now_us(srv->hooks.srv) : 0;
+    /* Compressing what is pending frees memory without losing a key: first. */
+    while (cmd_compress_pending(srv)) {
+        uint64_t now_used, spent;
+
+        spent = srv->hooks.now_us != NULL ? srv->hooks.now_us(srv->hooks.srv) - start_us : 0;
+        (void)cmd_compress_step(srv, spent < budget_us ? budget_us - spent : 0,
+                                (size_t)(target - released));
+        now_used = mem_used(srv);
+        released = used > now_used ? used - now_used : 0;
+        if (released >= target) {
+            return CMD_EVICT_OK;
+        }
+        spent = srv->hooks.now_us != NULL ? srv->hooks.now_us(srv->hooks.srv) - start_us : 0;
+        if (spent >= budget_us && cmd_compress_pending(srv)) {
+            /* Memory is going down; under noeviction the write still has to fit now. */
+            return st->evict_enabled ? CMD_EVICT_RUNNING : CMD_EVICT_FAIL;
+        }
+    }
+    if (!st->evict_enabled) {
+        return CMD_EVICT_FAIL;
+    }
     for (;;) {
         size_t n = 0, rel;
         uint64_t now_used, drop;

@@ -51,6 +51,10 @@ static const char *const names_supervised[] = {"upstart", "systemd", "auto", "no
 static const char *const names_s3checksum[] = {"crc32c", "crc32", "crc64nvme", "sha1", "sha256",
                                                NULL};
 
+static const char *const names_compression[] = {"background", "inline", "off", NULL};
+_Static_assert(sizeof names_compression / sizeof *names_compression ==
+                   CORE_COMPRESSION_COUNT + 1,
+               "terse-compression names");
 _Static_assert(sizeof names_loglevel / sizeof *names_loglevel == CORE_LOGLEVEL_COUNT + 1,
                "loglevel names");
 _Static_assert(sizeof names_policy / sizeof *names_policy == CORE_POLICY_COUNT + 1,

@@ -119,6 +119,14 @@ enum core_config_s3checksum {
     CORE_S3_CHECKSUM_COUNT
 };
 
+/* terse-compression: where values of CODEC_RAW_MAX bytes or more are compressed. */
+enum core_config_compression {
+    CORE_COMPRESSION_BACKGROUND, /* stored raw by the write, compressed off the request path */
+    CORE_COMPRESSION_INLINE,     /* compressed by the write (LZ4 fast) */
+    CORE_COMPRESSION_OFF,        /* stored raw, never compressed */
+    CORE_COMPRESSION_COUNT
+};
+
 /* Client classes of client-output-buffer-limit ("slave" is Redis's name for replica). */
 enum core_config_client_class {
     CORE_CLIENT_NORMAL,
@@ -237,7 +245,11 @@ struct core_config_obuf {
     X("s3-checksum", s3_checksum, ENUM, "crc32c", 0, 0, s3checksum, CORE_CONFIG_MUTABLE)         \
     X("s3-part-size", s3_part_size, MEM, "8mb", CORE_CONFIG_S3_PART_MIN,                         \
       CORE_CONFIG_S3_PART_MAX, -, CORE_CONFIG_MUTABLE)                                           \
-    X("s3-part-checksums", s3_part_checksums, BOOL, "yes", 0, 0, -, CORE_CONFIG_MUTABLE)
+    X("s3-part-checksums", s3_part_checksums, BOOL, "yes", 0, 0, -, CORE_CONFIG_MUTABLE)          \
+    X("terse-compression", terse_compression, ENUM, "background", 0, 0, compression,              \
+      CORE_CONFIG_MUTABLE)                                                                       \
+    X("terse-compression-level", terse_compression_level, INT, "4", 0, 12, -,                     \
+      CORE_CONFIG_MUTABLE)
 
 /* C type of each KIND's field. */
 #define CORE_CONFIG_CTYPE_BOOL bool

@@ -94,6 +94,18 @@ static int stored_ok(const uint8_t *p, size_t len)
            info.header_len + info.payload_len == len;
 }
 
+/* A snapshot holds values as they were held: one saved while awaiting background compression
+ * is RAW, and is marked pending again so the background compresses it after the load (an
+ * incompressible one costs one more try). The server does not compress while
+ * terse-compression is off. */
+static int compressible_raw(const uint8_t *p, size_t len)
+{
+    struct codec_value_info info;
+
+    return codec_value_info(p, len, &info) == TERSE_OK && info.kind == CODEC_RAW &&
+           info.orig_len >= CODEC_RAW_MAX;
+}
+
 static int insert(struct reader *r, int db, const uint8_t *key, size_t klen, unsigned flags,
                   int64_t v, const uint8_t *val, size_t vlen, int64_t exp, uint64_t at)
 {
@@ -107,7 +119,8 @@ static int insert(struct reader *r, int db, const uint8_t *key, size_t klen, uns
         rc = store_set_int(r->s, db, key, klen, v, exp, r->now_ms);
     } else {
         rc = store_set_str_flags(r->s, db, key, klen, val, vlen, exp, r->now_ms,
-                                 (flags & PERSIST_REC_RAW) ? STORE_SET_RAW : 0);
+                                 ((flags & PERSIST_REC_RAW) ? STORE_SET_RAW : 0u) |
+                                     (compressible_raw(val, vlen) ? STORE_SET_PENDING : 0u));
     }
     if (rc != TERSE_OK) {
         return bad(r, rc, at, "cannot insert key: %s", terse_strerror(rc));

@@ -5,6 +5,13 @@
  * by active-expire-effort; rehashing gets a fixed number of bucket steps. When memory is over
  * maxmemory (CONFIG SET lowered it, or client buffers grew) keys are evicted down to it for
  * at most CRON_EVICT_BUDGET_US per run, so a large drop is spread over many runs.
+ *
+ * Background compression (values written raw, terse-compression background) runs in steps of
+ * SRV_IDLE_COMPRESS_US whenever the loop is idle (srv_idle: the loop polls without waiting
+ * while values are pending, so idle time goes to it and a request waits for at most one
+ * step), and for CRON_COMPRESS_PCT of every cron period, so it progresses under a load that
+ * never leaves the loop idle without taking a large share from requests. Under memory
+ * pressure, admission compresses before evicting (cmd_memory.c).
  */
 #include "core/core_time.h"
 #include "server/srv_internal.h"
@@ -13,6 +20,8 @@
 #define CRON_REHASH_STEPS 100 /* buckets moved per database per run */
 #define CRON_SCRATCH_KEEP (1024 * 1024) /* command scratch above this is released */
 #define CRON_EVICT_BUDGET_US 2000 /* eviction time per run while over maxmemory */
+#define CRON_COMPRESS_PCT 5 /* share of the cron period given to background compression */
+#define SRV_IDLE_COMPRESS_US 1000 /* one idle-time compression step */
 
 static uint64_t mono_us(void)
 {
@@ -28,6 +37,16 @@ int srv_cron_timeout_ms(const struct srv *s)
         return 0;
     }
     return left > period ? period : (int)left;
+}
+
+int srv_poll_timeout_ms(const struct srv *s)
+{
+    return cmd_compress_pending(&s->cmd) ? 0 : srv_cron_timeout_ms(s);
+}
+
+void srv_idle(struct srv *s)
+{
+    (void)cmd_compress_step(&s->cmd, SRV_IDLE_COMPRESS_US, 0);
 }
 
 void srv_cron(struct srv *s)
@@ -48,6 +67,7 @@ void srv_cron(struct srv *s)
         budget_us += budget_us * (uint64_t)(s->cfg.active_expire_effort - 1) / 4u;
         store_active_expire(s->shard, now, budget_us, mono_us);
     }
+    (void)cmd_compress_step(&s->cmd, (uint64_t)period * 1000u * CRON_COMPRESS_PCT / 100u, 0);
     if (s->cfg.activerehashing) {
         store_rehash_step(s->shard, CRON_REHASH_STEPS);
     }

@@ -185,6 +185,14 @@ void srv_settings_sync(struct srv *s)
     st->evict.samples = (int)s->cfg.maxmemory_samples;
     st->evict.lfu_log_factor = st->lfu_log_factor;
     st->evict.lfu_decay_time = st->lfu_decay_time;
+    st->compression = s->cfg.terse_compression == CORE_COMPRESSION_INLINE ? CMD_COMPRESS_INLINE
+                      : s->cfg.terse_compression == CORE_COMPRESSION_OFF  ? CMD_COMPRESS_OFF
+                                                                          : CMD_COMPRESS_BACKGROUND;
+    if (s->codec != NULL &&
+        codec_ctx_level_set(s->codec, (int)s->cfg.terse_compression_level) != TERSE_OK) {
+        core_log(CORE_LOG_WARNING, "terse-compression-level %lld: out of memory, level kept",
+                 (long long)s->cfg.terse_compression_level);
+    }
     core_log_set_level((enum core_log_level)s->cfg.loglevel);
 }
 

@@ -4,7 +4,8 @@
  *   srv_main.c   main(): config, logging, setup, the loop, shutdown
  *   srv_conn.c   accepting clients; the read -> parse -> dispatch -> write path
  *   srv_hooks.c  the cmd_hooks that give commands the clock, config, memory and clients
- *   srv_cron.c   periodic work: active expiry, rehashing, timeouts, idle buffers
+ *   srv_cron.c   periodic work: active expiry, rehashing, timeouts, idle buffers; background
+ *                compression when the loop is idle
  *   srv_persist.c snapshots: load at startup, SAVE/BGSAVE, save points, shutdown save
  *   srv_backup.c  snapshots on S3 (dir s3://bucket/prefix): streamed save, restore
  *
@@ -123,6 +124,12 @@ int srv_backup_restore(struct srv *s, struct store_shard *shard, int64_t now_ms,
 void srv_cron(struct srv *s);
 /* Milliseconds until the next cron run (the loop's poll timeout). */
 int srv_cron_timeout_ms(const struct srv *s);
+/* The loop's poll timeout: 0 while values await background compression (so idle time is
+ * used for it), else srv_cron_timeout_ms. */
+int srv_poll_timeout_ms(const struct srv *s);
+/* Called when a poll handled no event: one background compression step of
+ * SRV_IDLE_COMPRESS_US when values are pending. */
+void srv_idle(struct srv *s);
 
 /* srv_conn.c: the struct srv_client that embeds a cmd_client. */
 struct srv_client *srv_client_of(const struct cmd_client *cl);

@@ -269,9 +269,14 @@ int main(int argc, char **argv)
                  (long long)s.cfg.port);
         core_log(CORE_LOG_NOTICE, "Ready to accept connections");
         while (!s.stop) {
-            if (core_loop_poll(s.loop, srv_cron_timeout_ms(&s)) < 0) {
+            int n = core_loop_poll(s.loop, srv_poll_timeout_ms(&s));
+
+            if (n < 0) {
                 core_log(CORE_LOG_WARNING, "epoll_wait failed: %s", strerror(errno));
                 break;
+            }
+            if (n == 0) {
+                srv_idle(&s);
             }
             srv_cron(&s);
         }

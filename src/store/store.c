@@ -98,6 +98,7 @@ void store_shard_destroy(struct store_shard **pp)
         store_index_release(s, &s->db[i]);
     }
     store_arena_clear(s);
+    core_free(s->zbuf);
     core_free(s->db);
     core_free(s);
     *pp = NULL;
@@ -208,6 +209,7 @@ static bool set_in_place(struct store_shard *s, struct store_db *d, uint8_t *lin
         return false;
     }
     store_account_sub(s, d, old);
+    store_pending_sub(s, old);
     store_entry_rewrite(old, enc, val, (uint32_t)vlen, expire_ms);
     if (need < have) {
         store_arena_shrink(s, store_link_get(link), have, need);
@@ -215,10 +217,23 @@ static bool set_in_place(struct store_shard *s, struct store_db *d, uint8_t *lin
     if (flags & STORE_SET_RAW) {
         old->meta |= STORE_META_RAW;
     }
+    if (flags & STORE_SET_PENDING) {
+        old->meta |= STORE_META_PENDING;
+        store_pending_add(s, store_link_get(link), old);
+    }
     store_account_add(s, d, old);
     store_entry_set_access(old, (store_entry_clock(old) & ~STORE_LRU_MAX) | store_clock_lru(now_ms),
                            store_entry_ldt(old));
     return true;
+}
+
+/* Marks a freshly linked entry pending when the write asked for it. */
+static void set_pending(struct store_shard *s, store_ref r, struct store_entry *e, unsigned flags)
+{
+    if (flags & STORE_SET_PENDING) {
+        e->meta |= STORE_META_PENDING;
+        store_pending_add(s, r, e);
+    }
 }
 
 static int store_set(struct store_shard *s, int db, const void *key, size_t klen,
@@ -270,6 +285,7 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
         store_account_sub(s, d, old);
         store_arena_release(s, old_r, old_size);
         store_account_add(s, d, e);
+        set_pending(s, r, e, flags);
         return TERSE_OK;
     }
     if (store_index_reserve(s, d) != TERSE_OK) {
@@ -278,6 +294,7 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     }
     store_index_link(s, d, r);
     store_account_add(s, d, e);
+    set_pending(s, r, e, flags);
     return TERSE_OK;
 }
 
@@ -301,6 +318,11 @@ int store_set_str(struct store_shard *s, int db, const void *key, size_t klen, c
 int store_entry_is_raw(const struct store_entry *e)
 {
     return (e->meta & STORE_META_RAW) != 0;
+}
+
+int store_entry_is_pending(const struct store_entry *e)
+{
+    return (e->meta & STORE_META_PENDING) != 0;
 }
 
 int store_set_int(struct store_shard *s, int db, const void *key, size_t klen, int64_t v,
@@ -344,6 +366,7 @@ static int expire_add(struct store_shard *s, uint8_t *link, int64_t when_ms)
     store_entry_copy(ne, e, store_eb(e) + l.key_off, l.klen, when_ms);
     store_link_put(store_entry_link(ne), store_entry_next(e));
     store_link_put(link, r);
+    store_pending_add(s, r, ne);
     s->entry_bytes = s->entry_bytes - old_size + store_entry_mem(ne);
     store_arena_release(s, old_r, old_size);
     return TERSE_OK;
@@ -421,6 +444,7 @@ void store_swapdb(struct store_shard *s, int a, int b)
 
 void store_rehash_step(struct store_shard *s, int n)
 {
+    store_arena_cache_trim(s);
     for (int i = 0; i < s->n_db; i++) {
         store_index_maybe_shrink(s, &s->db[i], n);
     }
@@ -440,7 +464,9 @@ void store_stats_get(const struct store_shard *s, struct store_stats *out)
     out->index_bytes = s->index_bytes;
     out->value_bytes = s->value_bytes;
     out->evicted_keys = s->evicted_keys;
-    out->arena_bytes = s->arena.span_bytes + s->arena.table_bytes;
+    out->arena_bytes = s->arena.span_bytes + s->arena.table_bytes + s->arena.cache_bytes;
+    out->n_pending = s->n_pending;
+    out->pending_bytes = s->pending_bytes;
 }
 
 size_t store_dbsize(const struct store_shard *s, int db)

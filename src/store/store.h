@@ -104,14 +104,21 @@ int store_set_str(struct store_shard *s, int db, const void *key, size_t klen, c
                   size_t stored_len, int64_t expire_ms, int64_t now_ms);
 /* Flags of store_set_str_flags. */
 enum store_set_flags {
-    STORE_SET_RAW = 1 /* modified in place (APPEND, SETRANGE): store_entry_is_raw() is 1 */
+    STORE_SET_RAW = 1,    /* modified in place (APPEND, SETRANGE): store_entry_is_raw() is 1 */
+    STORE_SET_PENDING = 2 /* stored is a codec RAW value to compress in the background
+                             (store_compress_step): store_entry_is_pending() is 1 */
 };
-/* store_set_str with flags; a later write without STORE_SET_RAW clears the mark. */
+/* store_set_str with flags; a later write without STORE_SET_RAW (STORE_SET_PENDING) clears
+ * that mark. */
 int store_set_str_flags(struct store_shard *s, int db, const void *key, size_t klen,
                         const void *stored, size_t stored_len, int64_t expire_ms, int64_t now_ms,
                         unsigned flags);
 /* 1 when the string was last written with STORE_SET_RAW (OBJECT ENCODING "raw"). */
 int store_entry_is_raw(const struct store_entry *e);
+/* 1 while the string awaits background compression (written with STORE_SET_PENDING, not yet
+ * visited by store_compress_step, not overwritten since). RENAME, COPY, MOVE and a first
+ * EXPIRE keep the mark. */
+int store_entry_is_pending(const struct store_entry *e);
 /* Same, for an integer-encoded string. */
 int store_set_int(struct store_shard *s, int db, const void *key, size_t klen, int64_t v,
                   int64_t expire_ms, int64_t now_ms);
@@ -208,6 +215,44 @@ void store_rehash_step(struct store_shard *s, int n);
  * May allocate a span; a failure stops the step. Entry pointers are invalid after it. */
 size_t store_maintain(struct store_shard *s, size_t max_bytes);
 
+/* ---- background compression -------------------------------------------------------------- */
+
+struct codec_ctx;
+
+/*
+ * Compresses pending values (STORE_SET_PENDING) in one bounded step, off the request path.
+ * The walk keeps its own cursor over the arena (span by span, each span remembering the
+ * lowest offset that may hold a pending entry), so it resumes where the last call stopped,
+ * sees every pending entry within one lap, and costs nothing while none is pending. Each
+ * pending value is recompressed through codec_value_recompress with c (borrowed; its level,
+ * codec_ctx_level_set): when that saves enough, the entry is rewritten into a smaller one
+ * (key, expiry, access metadata kept) that replaces it in the index; otherwise it stays raw.
+ * Either way it is no longer pending. The shard is single-threaded, so no request ever sees
+ * a half-swapped value; a value overwritten or deleted meanwhile simply is not pending any
+ * more. The step then compacts the arena by up to the bytes it freed, so the memory comes
+ * back to the allocator as it goes.
+ * Stops when nothing is pending, after b->want_bytes of stored value bytes were saved (0: no
+ * such goal), or when b->budget_us microseconds passed on the clock b->now_us(b->arg) (NULL
+ * clock: no time limit; b NULL: no limit at all). *saved (may be NULL) receives the stored
+ * value bytes saved (the decrease of store_stats.value_bytes). Returns the number of pending
+ * values handled. Allocates only to grow the shard's compression buffer to the
+ * largest value met (kept; a buffer above STORE_ZBUF_KEEP bytes is freed at the end of the
+ * step) and, like any write, arena spans; an allocation failure ends the step with the value
+ * still pending. Entry pointers are invalid after it.
+ */
+struct store_compress_budget {
+    uint64_t budget_us;              /* time the step may take, microseconds */
+    uint64_t (*now_us)(void *arg);   /* monotonic clock in microseconds; NULL: no time limit */
+    void *arg;                       /* passed to now_us */
+    size_t want_bytes;               /* stop once this many stored bytes were saved; 0: no goal */
+};
+size_t store_compress_step(struct store_shard *s, struct codec_ctx *c,
+                           const struct store_compress_budget *b, size_t *saved);
+
+/* Values awaiting compression (0: store_compress_step has nothing to do); store_stats_get
+ * also gives their bytes. Cheap: a counter. */
+uint64_t store_pending_count(const struct store_shard *s);
+
 /* ---- eviction ------------------------------------------------------------------------------ */
 
 enum store_evict_policy {
@@ -265,8 +310,11 @@ struct store_stats {
     uint64_t index_bytes;   /* usable bytes of the index (segments, directories) */
     uint64_t value_bytes;   /* stored bytes of string values (after compression) */
     uint64_t evicted_keys;  /* deleted by store_evict, ever */
-    uint64_t arena_bytes;   /* usable bytes of the arena (spans and span table): entry_bytes
+    uint64_t arena_bytes;   /* usable bytes of the arena (spans, span table and the cache of
+                               empty spans kept for reuse): entry_bytes
                                plus dead and free space awaiting compaction */
+    uint64_t n_pending;     /* values awaiting background compression */
+    uint64_t pending_bytes; /* their stored bytes (RAW form) */
 };
 void store_stats_get(const struct store_shard *s, struct store_stats *out);
 

@@ -10,7 +10,12 @@
  * so those spans are always mmapped and their pages go back to the kernel when freed).
  *
  * Freeing an entry only marks it dead and lowers its span's live count; a span whose live
- * count reaches zero is freed at once (the current one is rewound instead). Compaction
+ * count reaches zero is freed at once (the current one is rewound instead), or kept in a
+ * small cache of empty shared spans (STORE_SPAN_CACHE_MAX spans, STORE_SPAN_CACHE_BYTES or
+ * one span, so it hides little from the memory budget) that the next span_open reuses:
+ * a workload that churns spans (overwrites that do not fit in place, background compression
+ * moving values) then allocates nothing in steady state; the cron frees a cache that went
+ * unused for a period (store_arena_cache_trim). Compaction
  * (store_arena_compact, bounded steps from the cron and from eviction) evacuates the span
  * with the fewest live bytes while the arena holds more than STORE_COMPACT_SLACK_PCT percent
  * over the live bytes plus the current span: each live entry is copied to the current span
@@ -25,25 +30,20 @@
 
 #define STORE_SPAN_SLOTS_MIN 8u
 
-static uint32_t ref_span(store_ref r)
-{
-    return r >> STORE_REF_OFF_BITS;
-}
-
-static uint32_t ref_off(store_ref r)
-{
-    return (r & ((1u << STORE_REF_OFF_BITS) - 1)) * STORE_ARENA_ALIGN;
-}
-
-static store_ref ref_make(uint32_t span, uint32_t off)
-{
-    return (span << STORE_REF_OFF_BITS) | (off / STORE_ARENA_ALIGN);
-}
-
 struct store_entry *store_arena_ptr(const struct store_arena *a, store_ref r)
 {
-    assert(r != STORE_REF_NONE && ref_span(r) < a->n_slot && a->span[ref_span(r)].base != NULL);
-    return (struct store_entry *)(void *)(a->span[ref_span(r)].base + ref_off(r));
+    assert(r != STORE_REF_NONE && store_ref_span(r) < a->n_slot &&
+           a->span[store_ref_span(r)].base != NULL);
+    return (struct store_entry *)(void *)(a->span[store_ref_span(r)].base + store_ref_off(r));
+}
+
+static void cache_flush(struct store_arena *a)
+{
+    while (a->n_cache > 0) {
+        uint8_t *base = a->cache[--a->n_cache];
+        a->cache_bytes -= core_mem_usable(base);
+        core_free(base);
+    }
 }
 
 /* A heap request the allocator does not round up: n*16 + 8 bytes. */
@@ -111,7 +111,16 @@ static int span_open(struct store_shard *s, size_t own_size, uint32_t *id)
     if (slot_take(s, id) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
-    base = core_alloc(req);
+    if (own_size == 0 && a->n_cache > 0 && a->cache_req != req) {
+        cache_flush(a); /* the span size moved on: the cached ones do not fit */
+    }
+    if (own_size == 0 && a->n_cache > 0) {
+        base = a->cache[--a->n_cache];
+        a->cache_bytes -= core_mem_usable(base);
+        a->cache_taken++;
+    } else {
+        base = core_alloc(req);
+    }
     if (base == NULL) {
         return TERSE_ENOMEM;
     }
@@ -122,6 +131,7 @@ static int span_open(struct store_shard *s, size_t own_size, uint32_t *id)
         (uint32_t)(own_size == 0 && usable > STORE_SPAN_CAP_MAX ? STORE_SPAN_CAP_MAX : usable);
     a->span[*id].used = 0;
     a->span[*id].live = 0;
+    a->span[*id].pend_off = UINT32_MAX;
     a->span_bytes += usable;
     if (*id == a->n_slot) {
         a->n_slot++;
@@ -132,9 +142,22 @@ static int span_open(struct store_shard *s, size_t own_size, uint32_t *id)
 static void span_close(struct store_shard *s, uint32_t id)
 {
     struct store_arena *a = &s->arena;
+    size_t usable = core_mem_usable(a->span[id].base);
 
-    a->span_bytes -= core_mem_usable(a->span[id].base);
+    a->span_bytes -= usable;
     a->dead_bytes -= a->span[id].used - a->span[id].live;
+    /* A shared span has the request of its time: cache it if that is today's. */
+    if (a->n_cache < STORE_SPAN_CACHE_MAX &&
+        (a->n_cache == 0 || a->cache_req == span_request(a))) {
+        size_t req = span_request(a);
+        if (usable >= req && usable <= req + 16 &&
+            (a->n_cache == 0 || a->cache_bytes + usable <= STORE_SPAN_CACHE_BYTES)) {
+            a->cache_req = req;
+            a->cache[a->n_cache++] = a->span[id].base;
+            a->cache_bytes += usable;
+            a->span[id].base = NULL;
+        }
+    }
     core_free(a->span[id].base);
     memset(&a->span[id], 0, sizeof(a->span[id]));
     if (a->cur == id) {
@@ -170,7 +193,7 @@ int store_arena_alloc(struct store_shard *s, size_t size, store_ref *r, struct s
         a->cur = id;
     }
     sp = &a->span[id];
-    *r = ref_make(id, sp->used);
+    *r = store_ref_make(id, sp->used);
     *e = (struct store_entry *)(void *)(sp->base + sp->used);
     sp->used += (uint32_t)size;
     sp->live += (uint32_t)size;
@@ -180,9 +203,10 @@ int store_arena_alloc(struct store_shard *s, size_t size, store_ref *r, struct s
 void store_arena_release(struct store_shard *s, store_ref r, size_t size)
 {
     struct store_arena *a = &s->arena;
-    uint32_t id = ref_span(r);
+    uint32_t id = store_ref_span(r);
     struct store_span *sp = &a->span[id];
 
+    store_pending_sub(s, store_arena_ptr(a, r));
     store_arena_ptr(a, r)->meta |= STORE_META_DEAD;
     assert(sp->live >= size);
     sp->live -= (uint32_t)size;
@@ -212,16 +236,15 @@ static void fill_write(uint8_t *p, size_t len)
 
 void store_arena_shrink(struct store_shard *s, store_ref r, size_t size, size_t keep)
 {
-    struct store_span *sp = &s->arena.span[ref_span(r)];
+    struct store_span *sp = &s->arena.span[store_ref_span(r)];
 
     assert(keep < size && sp->live >= size - keep);
-    fill_write(sp->base + ref_off(r) + keep, size - keep);
+    fill_write(sp->base + store_ref_off(r) + keep, size - keep);
     sp->live -= (uint32_t)(size - keep);
     s->arena.dead_bytes += size - keep;
 }
 
-/* Size of the record at p (entry, dead entry or filler). */
-static size_t record_size(const uint8_t *p)
+size_t store_arena_record_size(const uint8_t *p)
 {
     struct store_elens l;
 
@@ -254,6 +277,7 @@ static int relocate(struct store_shard *s, store_ref r, size_t size)
         uint8_t *link = store_index_find_ref(s, &s->db[i], h, r);
         if (link != NULL) {
             store_link_put(link, nr);
+            store_pending_add(s, nr, ne);
             store_arena_release(s, r, size);
             return TERSE_OK;
         }
@@ -313,11 +337,11 @@ size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force)
             break;
         }
         p = sp->base + a->victim_off;
-        size = record_size(p);
+        size = store_arena_record_size(p);
         if (p[0] != STORE_FILL_2 && p[0] != STORE_FILL_N && !(p[0] & STORE_META_DEAD)) {
             uint32_t v = a->victim;
             a->victim_off += (uint32_t)size; /* before: releasing the last one frees it */
-            if (relocate(s, ref_make(v, (uint32_t)(p - sp->base)), size) != TERSE_OK) {
+            if (relocate(s, store_ref_make(v, (uint32_t)(p - sp->base)), size) != TERSE_OK) {
                 a->victim_off -= a->victim == v ? (uint32_t)size : 0;
                 break;
             }
@@ -329,6 +353,14 @@ size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force)
     return moved;
 }
 
+void store_arena_cache_trim(struct store_shard *s)
+{
+    if (s->arena.cache_taken == 0) {
+        cache_flush(&s->arena);
+    }
+    s->arena.cache_taken = 0;
+}
+
 void store_arena_clear(struct store_shard *s)
 {
     struct store_arena *a = &s->arena;
@@ -338,6 +370,7 @@ void store_arena_clear(struct store_shard *s)
             span_close(s, i);
         }
     }
+    cache_flush(a);
     a->table_bytes -= core_mem_usable(a->span);
     core_free(a->span);
     memset(a, 0, sizeof(*a));

@@ -166,7 +166,19 @@ void store_entry_copy(struct store_entry *dst, const struct store_entry *src, co
     store_st32(store_entry_link(dst), STORE_REF_NONE);
     store_entry_set_access(dst, store_entry_clock(src), store_entry_ldt(src));
     entry_layout(dst, key, klen, store_entry_enc(src), store_ecb(src) + l.key_off + l.klen,
-                 l.vlen, expire_ms, (uint8_t)(src->meta & STORE_META_RAW));
+                 l.vlen, expire_ms, (uint8_t)(src->meta & (STORE_META_RAW | STORE_META_PENDING)));
+}
+
+void store_entry_copy_val(struct store_entry *dst, const struct store_entry *src, const void *val,
+                          uint32_t vlen)
+{
+    struct store_elens l;
+
+    store_entry_lens(src, &l);
+    store_link_put(store_entry_link(dst), store_entry_next(src));
+    store_entry_set_access(dst, store_entry_clock(src), store_entry_ldt(src));
+    entry_layout(dst, store_ecb(src) + l.key_off, l.klen, store_entry_enc(src), val, vlen,
+                 store_entry_expire(src), (uint8_t)(src->meta & STORE_META_RAW));
 }
 
 unsigned char *store_entry_valp(struct store_entry *e)

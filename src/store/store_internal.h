@@ -28,7 +28,8 @@
  *     |      |          | u32      |      | 1-5 B  | 1-5 B  | META_EXPIRE |     |       |     |
  *     +------+----------+----------+------+--------+--------+-------------+-----+-------+-----+
  *
- *   meta     bits 0-2 type, bit 3 dead, bits 4-5 encoding, bit 6 "has expiry", bit 7 "raw"
+ *   meta     bits 0-1 type, bit 2 "pending" (a RAW value awaiting background compression,
+ *            store_compress.c), bit 3 dead, bits 4-5 encoding, bit 6 "has expiry", bit 7 "raw"
  *   next     next entry of the same index bucket, STORE_REF_NONE at the end
  *   clock    low 24 bits: LRU clock in seconds (mod 2^24); high 8 bits: LFU log counter
  *   ldt      LFU last decrement time, minutes mod 2^16
@@ -66,7 +67,8 @@
 #define STORE_OFF_NEXT 1
 #define STORE_OFF_CLOCK 5
 #define STORE_OFF_LDT 9
-#define STORE_META_TYPE_MASK 0x07u
+#define STORE_META_TYPE_MASK 0x03u
+#define STORE_META_PENDING 0x04u /* string stored RAW, to be compressed (store_compress.c) */
 #define STORE_META_DEAD 0x08u
 #define STORE_META_ENC_SHIFT 4
 #define STORE_META_ENC_MASK 0x30u
@@ -94,6 +96,8 @@ typedef uint32_t store_ref;
 #define STORE_SPAN_CAP_MAX ((1u << STORE_REF_OFF_BITS) * STORE_ARENA_ALIGN) /* bytes a ref reaches */
 #define STORE_COMPACT_SLACK_PCT 8 /* compact while dead bytes > live * this / 100 */
 #define STORE_COMPACT_BYTES_PER_STEP 1024u /* bytes moved per store_rehash_step step */
+#define STORE_SPAN_CACHE_MAX 32u /* emptied shared spans kept for reuse (store_arena.c) ... */
+#define STORE_SPAN_CACHE_BYTES (256u * 1024) /* ... up to this many bytes, or one span */
 
 /* Index. */
 #define STORE_LOAD_MAX 4u        /* split while n_keys > n_buckets * this */
@@ -114,6 +118,7 @@ struct store_span {
     uint32_t cap;  /* bytes usable for records */
     uint32_t used; /* records occupy [0, used) */
     uint32_t live; /* footprint bytes of live entries in it */
+    uint32_t pend_off; /* no pending entry starts below this offset (UINT32_MAX: none) */
 };
 
 struct store_arena {
@@ -127,6 +132,11 @@ struct store_arena {
     uint64_t table_bytes;    /* core_mem_usable of the span table */
     uint64_t dead_bytes;     /* sum over spans of used - live: what compaction can reclaim
                                 (free tails past used are not counted) */
+    uint8_t *cache[STORE_SPAN_CACHE_MAX]; /* emptied shared spans, all of request cache_req */
+    uint32_t n_cache;        /* spans in cache[] */
+    uint32_t cache_taken;    /* spans taken from the cache since the last trim */
+    size_t cache_req;        /* the request size the cached spans were made with */
+    uint64_t cache_bytes;    /* sum of core_mem_usable of cached spans */
 };
 
 struct store_db {
@@ -169,6 +179,11 @@ struct store_shard {
     int evict_db_next;      /* db the next random eviction starts from */
     int n_pool;             /* candidates in pool[0 .. n_pool-1], sorted by score */
     struct store_evict_cand pool[STORE_EVICT_POOL];
+    uint64_t n_pending;     /* live entries with STORE_META_PENDING */
+    uint64_t pending_bytes; /* sum of their stored value lengths */
+    uint32_t pend_span;     /* span the compression walk looks at next (store_compress.c) */
+    uint8_t *zbuf;          /* compression output, reused; core_alloc, zbuf_cap bytes */
+    size_t zbuf_cap;
 };
 
 /* ---- unaligned field access ---- */
@@ -219,7 +234,27 @@ struct store_elens {
     uint32_t size;    /* footprint, a multiple of STORE_ARENA_ALIGN */
 };
 
+/* ---- refs ---- */
+
+static inline uint32_t store_ref_span(store_ref r)
+{
+    return r >> STORE_REF_OFF_BITS;
+}
+
+static inline uint32_t store_ref_off(store_ref r)
+{
+    return (r & ((1u << STORE_REF_OFF_BITS) - 1)) * STORE_ARENA_ALIGN;
+}
+
+static inline store_ref store_ref_make(uint32_t span, uint32_t off)
+{
+    return (span << STORE_REF_OFF_BITS) | (off / STORE_ARENA_ALIGN);
+}
+
 /* ---- store_arena.c ---- */
+
+/* Size of the record at p (entry, dead entry or filler). */
+size_t store_arena_record_size(const uint8_t *p);
 
 /* Entry pointer of a ref (which must name a live record). */
 struct store_entry *store_arena_ptr(const struct store_arena *a, store_ref r);
@@ -241,6 +276,9 @@ size_t store_arena_grow_cost(const struct store_shard *s, size_t size);
 uint64_t store_arena_dead(const struct store_arena *a);
 /* Frees every span (the shard is empty or being destroyed). */
 void store_arena_clear(struct store_shard *s);
+/* Frees the cached empty spans unless one was taken since the last call (cron: churn keeps
+ * its spans, an idle arena gives them back within two calls). */
+void store_arena_cache_trim(struct store_shard *s);
 /* Closes the current span so the next allocation takes a fresh one (tests: OOM injection). */
 void store_arena_seal(struct store_shard *s);
 
@@ -252,9 +290,14 @@ size_t store_entry_size(size_t klen, size_t vlen, bool has_expire);
 /* Writes a whole entry at e (next = NONE, fresh LRU/LFU at now_ms). */
 void store_entry_fill(struct store_entry *e, const void *key, uint32_t klen, enum store_enc enc,
                       const void *val, uint32_t vlen, int64_t expire_ms, int64_t now_ms);
-/* Copies src to dst (footprint of the copy: size) with key as its key; dst's next = NONE. */
+/* Copies src to dst (footprint of the copy: size) with key as its key; dst's next = NONE. The
+ * raw and pending marks are copied (the caller counts a pending copy: store_pending_add). */
 void store_entry_copy(struct store_entry *dst, const struct store_entry *src, const void *key,
                       uint32_t klen, int64_t expire_ms);
+/* Writes at dst a copy of src (key, expiry, access metadata, next ref, raw mark; not the
+ * pending mark) holding value val of vlen bytes instead of src's; dst must not overlap src. */
+void store_entry_copy_val(struct store_entry *dst, const struct store_entry *src, const void *val,
+                          uint32_t vlen);
 /* Rewrites e in place for a new value and expiry (same key, next, clock and ldt); the caller
  * checked that the new footprint is not larger. */
 void store_entry_rewrite(struct store_entry *e, enum store_enc enc, const void *val,
@@ -335,6 +378,15 @@ uint8_t *store_find_live(struct store_shard *s, struct store_db *d, const void *
                          size_t klen, int64_t now_ms);
 /* The entry a link names. */
 struct store_entry *store_link_entry(const struct store_shard *s, const uint8_t *link);
+
+/* ---- store_compress.c ---- */
+
+/* Counts e, just linked at ref r, as pending if it carries STORE_META_PENDING (and lowers its
+ * span's pend_off). Every path that makes a pending record live calls it; store_arena_release
+ * undoes it for a pending record it frees. */
+void store_pending_add(struct store_shard *s, store_ref r, const struct store_entry *e);
+/* Uncounts e if pending and clears its bit (the record stays where it is). */
+void store_pending_sub(struct store_shard *s, struct store_entry *e);
 
 /* ---- store_verify.c ---- */
 

@@ -78,6 +78,7 @@ int store_rename(struct store_shard *s, int db, const void *src, size_t src_len,
     /* One key out, one in: the table needs no room it did not have. */
     store_index_link(s, d, r);
     store_account_add(s, d, ne);
+    store_pending_add(s, r, ne);
     return TERSE_OK;
 }
 
@@ -160,12 +161,14 @@ int store_copy(struct store_shard *s, int src_db, const void *src, size_t src_le
         store_link_put(link, r);
     } else {
         if (store_index_reserve(s, dd) != TERSE_OK) {
+            ne->meta &= (uint8_t)~STORE_META_PENDING; /* never counted */
             store_arena_release(s, r, store_entry_mem(ne));
             return TERSE_ENOMEM;
         }
         store_index_link(s, dd, r);
     }
     store_account_add(s, dd, ne);
+    store_pending_add(s, r, ne);
     return TERSE_OK;
 }
 

@@ -6,7 +6,8 @@
  * per-db n_keys and n_expires and the shard's n_keys, entry_bytes, value_bytes and
  * index_bytes equal the sums over the entries and tables; every span's records tile
  * [0, used) exactly, its live count is the sum of its live entries' footprints, and the live
- * entries of the arena are exactly the indexed ones.
+ * entries of the arena are exactly the indexed ones; n_pending and pending_bytes count the
+ * entries marked pending, and none lies below its span's pend_off.
  */
 #include "store/store_internal.h"
 
@@ -66,7 +67,8 @@ static int db_verify(const struct store_shard *s, struct store_db *d, struct sto
     return TERSE_OK;
 }
 
-static int arena_verify(const struct store_shard *s, uint64_t *n_live, uint64_t *span_bytes)
+static int arena_verify(const struct store_shard *s, uint64_t *n_live, uint64_t *span_bytes,
+                        struct store_stats *pend)
 {
     const struct store_arena *a = &s->arena;
     uint64_t dead = 0;
@@ -98,6 +100,13 @@ static int arena_verify(const struct store_shard *s, uint64_t *n_live, uint64_t 
                     live += size;
                     (*n_live)++;
                 }
+                if (!(p[0] & STORE_META_DEAD) && (p[0] & STORE_META_PENDING)) {
+                    if (off < sp->pend_off) {
+                        return TERSE_ECORRUPT;
+                    }
+                    pend->n_pending++;
+                    pend->pending_bytes += l.vlen;
+                }
             }
             if (size == 0 || size % STORE_ARENA_ALIGN != 0 || size > sp->used - off) {
                 return TERSE_ECORRUPT;
@@ -123,7 +132,8 @@ int store_verify(const struct store_shard *s)
             return rc;
         }
     }
-    if (arena_verify(s, &n_live, &span_bytes) != TERSE_OK) {
+    if (arena_verify(s, &n_live, &span_bytes, &sum) != TERSE_OK ||
+        sum.n_pending != s->n_pending || sum.pending_bytes != s->pending_bytes) {
         return TERSE_ECORRUPT;
     }
     if (sum.n_keys != s->n_keys || sum.entry_bytes != s->entry_bytes ||

@@ -441,6 +441,63 @@ static void test_volatile_spares_persistent(void **state)
     assert_true(n_left[0] + 30 <= n_left[1]);
 }
 
+/* A compressible value of n bytes: SET key <text>. */
+static const char *set_text(char *buf, size_t cap, const char *key, size_t n, unsigned seed)
+{
+    static const char words[] = "alpha-beta-gamma-delta-epsilon-zeta-eta-theta-iota-kappa-";
+    size_t len = (size_t)snprintf(buf, cap, "SET %s %u:", key, seed);
+
+    assert_true(len + n < cap);
+    for (size_t i = 0; i < n; i++) {
+        buf[len + i] = words[(i * 7 + seed) % (sizeof(words) - 1)];
+    }
+    buf[len + n] = '\0';
+    return buf;
+}
+
+/* Background compression: values are stored raw and pending; over maxmemory, admission
+ * compresses them before it evicts anything, and reads see the same bytes throughout. */
+static void test_compress_before_evict(void **state)
+{
+    struct fx *f = *state;
+    char buf[4096];
+    char key[32];
+    struct store_stats st;
+    uint64_t before;
+
+    set_policy(f, "allkeys-lru", STORE_EVICT_LRU, 0);
+    f->srv.settings.compression = CMD_COMPRESS_BACKGROUND;
+    for (int i = 0; i < 200; i++) {
+        snprintf(key, sizeof(key), "c%d", i);
+        assert_reply(f, set_text(buf, sizeof(buf), key, 2000, (unsigned)i), "+OK\r\n");
+    }
+    store_stats_get(f->srv.shard, &st);
+    assert_int_equal(st.n_pending, 200);
+    assert_true(cmd_compress_pending(&f->srv));
+    before = used(f);
+    /* Half of what is used now: compression alone gets there (text compresses >4x). */
+    f->srv.settings.maxmemory = BASE_USED + (before - BASE_USED) / 2;
+    for (int steps = 0; cmd_memory_evict(&f->srv, 0, 0, T0_MS) == CMD_EVICT_RUNNING; steps++) {
+        assert_true(steps < 1000);
+    }
+    assert_true(used(f) <= f->srv.settings.maxmemory);
+    assert_int_equal(f->srv.stats.evicted_keys, 0);
+    assert_int_equal(dbsize(f), 200);
+    store_stats_get(f->srv.shard, &st);
+    assert_true(st.n_pending < 200);
+    /* Every value reads back, compressed or still pending. */
+    for (int i = 0; i < 200; i += 7) {
+        size_t n = strlen(set_text(buf, sizeof(buf), "x", 2000, (unsigned)i)) - 6;
+        char get[32];
+        snprintf(get, sizeof(get), "GET c%d", i);
+        run(f, get);
+        assert_memory_equal(f->reply + strlen(f->reply) - n - 2, buf + 6, n);
+    }
+    /* off: nothing is compressed any more, so noeviction fails at once. */
+    f->srv.settings.compression = CMD_COMPRESS_OFF;
+    assert_false(cmd_compress_pending(&f->srv));
+}
+
 static void test_evict_down_bounded(void **state)
 {
     struct fx *f = *state;
@@ -450,6 +507,8 @@ static void test_evict_down_bounded(void **state)
     enum cmd_evict_result r;
 
     set_policy(f, "allkeys-random", STORE_EVICT_RANDOM, 0);
+    /* Nothing pending: eviction alone (test_compress_before_evict covers the background). */
+    f->srv.settings.compression = CMD_COMPRESS_INLINE;
     for (int i = 0; i < 200; i++) {
         snprintf(key, sizeof(key), "k%d", i);
         assert_reply(f, set_line(buf, sizeof(buf), key, 1000, (unsigned)i), "+OK\r\n");
@@ -533,6 +592,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_allkeys_lru_evicts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_volatile_spares_persistent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_evict_down_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compress_before_evict, setup, teardown),
         cmocka_unit_test_setup_teardown(test_info_memory, setup, teardown),
     };
 

@@ -361,6 +361,14 @@ static void test_compressed_values(void **state)
     size_t n;
 
     set_pattern(f, "z", 4000);
+    /* Stored raw and pending (terse-compression background), then compressed by a step. */
+    stored = store_entry_val(lookup(f, "z"), &n);
+    assert_int_equal(codec_value_info(stored, n, &info), TERSE_OK);
+    assert_int_equal(info.kind, CODEC_RAW);
+    assert_true(store_entry_is_pending(lookup(f, "z")));
+    EXPECT(f, "getrange z 0 10", "$11\r\nhello world\r\n");
+    assert_true(cmd_compress_step(&f->srv, 0, 0) > 0);
+    assert_false(store_entry_is_pending(lookup(f, "z")));
     stored = store_entry_val(lookup(f, "z"), &n);
     assert_int_equal(codec_value_info(stored, n, &info), TERSE_OK);
     assert_int_equal(info.kind, CODEC_LZ4);
@@ -374,6 +382,7 @@ static void test_compressed_values(void **state)
     run(f, "getrange z -4 -1");
     assert_memory_equal(f->reply, "$4\r\nD\0\0!\r\n", 10);
     EXPECT(f, "strlen z", ":4006\r\n");
+    (void)cmd_compress_step(&f->srv, 0, 0);
     stored = store_entry_val(lookup(f, "z"), &n);
     assert_int_equal(codec_value_info(stored, n, &info), TERSE_OK);
     assert_int_equal(info.kind, CODEC_LZ4);
