@@ -10,7 +10,8 @@
  *
  *   used + need <= maxmemory          -> run                       (CMD_EVICT_OK)
  *   evicted enough                    -> run                       (CMD_EVICT_OK)
- *   out of time, but keys went        -> run; cron evicts the rest (CMD_EVICT_RUNNING)
+ *   out of time, but keys went        -> a read runs, cron evicts the rest; a write keeps
+ *                                        evicting until it fits   (CMD_EVICT_RUNNING)
  *   noeviction, or nothing to evict   -> a CMD_DENYOOM command gets -OOM and runs nothing;
  *                                        reads and deletes run     (CMD_EVICT_FAIL)
  *
@@ -238,6 +239,14 @@ int cmd_memory_admit(struct cmd_call *c, const struct cmd_def *d)
     r = cmd_memory_evict(srv, need,
                          cmd_memory_evict_budget_us(srv->settings.maxmemory_eviction_tenacity),
                          c->now_ms);
+    /* maxmemory is a hard limit for a write: when the time budget ran out with memory still
+     * going down, keep going until the write fits (each round evicts or compresses something,
+     * and what one write needs is bounded by its size) or nothing is left to evict. */
+    while (r == CMD_EVICT_RUNNING && (d->flags & CMD_DENYOOM)) {
+        r = cmd_memory_evict(srv, need,
+                             cmd_memory_evict_budget_us(srv->settings.maxmemory_eviction_tenacity),
+                             c->now_ms);
+    }
     if (r == CMD_EVICT_FAIL && (d->flags & CMD_DENYOOM)) {
         cmd_reply_err(c, CMD_ERR_OOM);
         return 0;
