@@ -3,9 +3,10 @@
 
 Both servers run at once on loopback, pinned to CPU 0 (only one is driven at a time); the
 client is pinned to CPU 1. For every case (SET and GET; -d 100 and -d 1024; -P 1 and -P 16;
--c 50) the two arms alternate for several rounds, so drift on this shared machine hits both
-alike. Per arm it prints the best and median ops/s, the median p50/p99 latency, the spread
-((max - min) / median) and the terse/redis ratio of the best and of the medians.
+-c 50) the two arms alternate for several rounds (which goes first alternates too), so drift
+on this shared machine hits both alike. Per arm it prints the best and median ops/s, the
+median p50/p99 latency, the spread ((max - min) / median), the terse/redis ratio of the best
+and of the medians, and the median with quartiles of the per-round paired ratios.
 
 Usage: bench/bench_server.py [--terse build/terse-server] [--rounds 5] [--requests 200000]
 """
@@ -78,12 +79,16 @@ def main() -> int:
               f"{args.rounds} rounds x {args.requests} requests, -c 50, client on CPU 1, "
               f"servers on CPU 0")
         print(f"{'case':<18}{'arm':<7}{'best':>10}{'median':>10}{'p50ms':>8}{'p99ms':>8}"
-              f"{'spread':>8}{'ratio best':>12}{'ratio med':>11}")
+              f"{'spread':>8}{'ratio best':>12}{'ratio med':>11}{'paired med [IQR]':>22}")
         for test, size, pipeline in cases:
             samples = {a: [] for a in arms}
-            for _ in range(args.rounds):
-                for arm, port in arms.items():
-                    samples[arm].append(run_case(port, test, size, pipeline, args.requests))
+            order = list(arms)
+            for rnd in range(args.rounds):
+                # Alternate which arm goes first, so a drift inside a round hits both alike.
+                for arm in (order if rnd % 2 == 0 else order[::-1]):
+                    samples[arm].append(run_case(arms[arm], test, size, pipeline,
+                                                 args.requests))
+            paired = sorted(t["rps"] / r["rps"] for t, r in zip(samples["terse"], samples["redis"]))
             stats = {}
             for arm, ss in samples.items():
                 rps = [s["rps"] for s in ss]
@@ -95,12 +100,16 @@ def main() -> int:
             name = f"{test.upper()} -d{size} -P{pipeline}"
             for arm in arms:
                 s = stats[arm]
-                ratio_b = ratio_m = ""
+                ratio_b = ratio_m = ratio_p = ""
                 if arm == "terse":
                     ratio_b = f"{s['best'] / stats['redis']['best']:.3f}"
                     ratio_m = f"{s['med'] / stats['redis']['med']:.3f}"
+                    q1 = paired[len(paired) // 4]
+                    q3 = paired[(3 * len(paired)) // 4]
+                    ratio_p = f"{statistics.median(paired):.3f} [{q1:.2f}-{q3:.2f}]"
                 print(f"{name:<18}{arm:<7}{s['best']:>10.0f}{s['med']:>10.0f}{s['p50']:>8.3f}"
-                      f"{s['p99']:>8.3f}{s['spread']:>8.1%}{ratio_b:>12}{ratio_m:>11}")
+                      f"{s['p99']:>8.3f}{s['spread']:>8.1%}{ratio_b:>12}{ratio_m:>11}"
+                      f"{ratio_p:>22}")
             sys.stdout.flush()
     finally:
         for p in (terse, redis):
