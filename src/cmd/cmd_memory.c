@@ -85,7 +85,10 @@ int cmd_compress_pending(const struct cmd_server *srv)
 
 size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want_bytes)
 {
-    struct store_compress_budget b = {budget_us, srv->hooks.now_us, srv->hooks.srv, want_bytes};
+    /* scratch2 holds nothing between commands (and admission runs before the write uses it);
+     * the write path grew it to the largest recent value, so the step needs no buffer. */
+    struct store_compress_budget b = {budget_us, srv->hooks.now_us, srv->hooks.srv, want_bytes,
+                                      srv->scratch2, srv->scratch2_cap};
     size_t saved = 0;
 
     if (!cmd_compress_pending(srv)) {

@@ -7,9 +7,10 @@
  * at most CRON_EVICT_BUDGET_US per run, so a large drop is spread over many runs.
  *
  * Background compression (values written raw, terse-compression background) runs in steps of
- * SRV_IDLE_COMPRESS_US whenever the loop is idle (srv_idle: the loop polls without waiting
- * while values are pending, so idle time goes to it and a request waits for at most one
- * step), and for CRON_COMPRESS_PCT of every cron period, so it progresses under a load that
+ * SRV_IDLE_COMPRESS_US whenever the loop is idle (srv_idle: no event for SRV_IDLE_GRACE_MS,
+ * so the gaps of a client's pipelined stream are not taken for idle time; from then on the
+ * loop polls without waiting while values are pending, and a request that arrives waits for
+ * at most one step), and for CRON_COMPRESS_PCT of every cron period, so it progresses under a load that
  * never leaves the loop idle without taking a large share from requests. Under memory
  * pressure, admission compresses before evicting (cmd_memory.c).
  */
@@ -22,6 +23,7 @@
 #define CRON_EVICT_BUDGET_US 2000 /* eviction time per run while over maxmemory */
 #define CRON_COMPRESS_PCT 5 /* share of the cron period given to background compression */
 #define SRV_IDLE_COMPRESS_US 1000 /* one idle-time compression step */
+#define SRV_IDLE_GRACE_MS 1       /* no event for this long: the loop is idle */
 
 static uint64_t mono_us(void)
 {
@@ -41,12 +43,28 @@ int srv_cron_timeout_ms(const struct srv *s)
 
 int srv_poll_timeout_ms(const struct srv *s)
 {
-    return cmd_compress_pending(&s->cmd) ? 0 : srv_cron_timeout_ms(s);
+    int cron = srv_cron_timeout_ms(s);
+
+    if (!cmd_compress_pending(&s->cmd)) {
+        return cron;
+    }
+    return s->idle || cron < SRV_IDLE_GRACE_MS ? 0 : SRV_IDLE_GRACE_MS;
 }
 
-void srv_idle(struct srv *s)
+void srv_idle(struct srv *s, int n_events)
 {
-    (void)cmd_compress_step(&s->cmd, SRV_IDLE_COMPRESS_US, 0);
+    if (n_events > 0) {
+        s->idle = 0;
+        return;
+    }
+    /* A poll with no event: idle if it waited (or already was idle). A 0 timeout because the
+     * cron is due is not evidence of idleness. */
+    if (s->idle || srv_cron_timeout_ms(s) > 0) {
+        s->idle = 1;
+    }
+    if (s->idle) {
+        (void)cmd_compress_step(&s->cmd, SRV_IDLE_COMPRESS_US, 0);
+    }
 }
 
 void srv_cron(struct srv *s)

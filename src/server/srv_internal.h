@@ -73,6 +73,7 @@ struct srv {
     uint64_t rejected_connections;
     uint64_t net_in, net_out;      /* bytes of closed clients (live ones are added on read) */
     int64_t last_cron_ms;
+    int idle;                      /* 1 after a poll that waited and found no event */
     struct srv_persist persist;    /* snapshots */
     int stop;                      /* 1 once shutdown is decided */
     int exit_code;
@@ -124,12 +125,13 @@ int srv_backup_restore(struct srv *s, struct store_shard *shard, int64_t now_ms,
 void srv_cron(struct srv *s);
 /* Milliseconds until the next cron run (the loop's poll timeout). */
 int srv_cron_timeout_ms(const struct srv *s);
-/* The loop's poll timeout: 0 while values await background compression (so idle time is
- * used for it), else srv_cron_timeout_ms. */
+/* The loop's poll timeout: while values await background compression, SRV_IDLE_GRACE_MS
+ * after activity (a client in the middle of a stream is not idle) and 0 once idle (so idle
+ * time goes to compression); else srv_cron_timeout_ms. */
 int srv_poll_timeout_ms(const struct srv *s);
-/* Called when a poll handled no event: one background compression step of
- * SRV_IDLE_COMPRESS_US when values are pending. */
-void srv_idle(struct srv *s);
+/* Called after every poll with the number of events it handled: after a poll that waited
+ * and found nothing, one background compression step of SRV_IDLE_COMPRESS_US. */
+void srv_idle(struct srv *s, int n_events);
 
 /* srv_conn.c: the struct srv_client that embeds a cmd_client. */
 struct srv_client *srv_client_of(const struct cmd_client *cl);

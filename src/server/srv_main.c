@@ -275,9 +275,7 @@ int main(int argc, char **argv)
                 core_log(CORE_LOG_WARNING, "epoll_wait failed: %s", strerror(errno));
                 break;
             }
-            if (n == 0) {
-                srv_idle(&s);
-            }
+            srv_idle(&s, n);
             srv_cron(&s);
         }
         rc = s.stop ? 0 : 1;

@@ -229,14 +229,15 @@ struct codec_ctx;
  * (key, expiry, access metadata kept) that replaces it in the index; otherwise it stays raw.
  * Either way it is no longer pending. The shard is single-threaded, so no request ever sees
  * a half-swapped value; a value overwritten or deleted meanwhile simply is not pending any
- * more. The step then compacts the arena by up to the bytes it freed, so the memory comes
- * back to the allocator as it goes.
+ * more. The step then compacts the arena by up to the bytes it freed (forced: any span that
+ * is not nearly full, whatever the overall slack), so the memory comes back to the
+ * allocator as it goes.
  * Stops when nothing is pending, after b->want_bytes of stored value bytes were saved (0: no
  * such goal), or when b->budget_us microseconds passed on the clock b->now_us(b->arg) (NULL
  * clock: no time limit; b NULL: no limit at all). *saved (may be NULL) receives the stored
  * value bytes saved (the decrease of store_stats.value_bytes). Returns the number of pending
- * values handled. Allocates only to grow the shard's compression buffer to the
- * largest value met (kept; a buffer above STORE_ZBUF_KEEP bytes is freed at the end of the
+ * values handled. Allocates only to grow the shard's compression buffer (when b->scratch is
+ * too small for a value) to the largest value met (kept; a buffer above STORE_ZBUF_KEEP bytes is freed at the end of the
  * step) and, like any write, arena spans; an allocation failure ends the step with the value
  * still pending. Entry pointers are invalid after it.
  */
@@ -245,6 +246,9 @@ struct store_compress_budget {
     uint64_t (*now_us)(void *arg);   /* monotonic clock in microseconds; NULL: no time limit */
     void *arg;                       /* passed to now_us */
     size_t want_bytes;               /* stop once this many stored bytes were saved; 0: no goal */
+    uint8_t *scratch;                /* borrowed output buffer for the compressed form, used for
+                                        values of up to scratch_cap bytes (NULL: none) */
+    size_t scratch_cap;
 };
 size_t store_compress_step(struct store_shard *s, struct codec_ctx *c,
                            const struct store_compress_budget *b, size_t *saved);

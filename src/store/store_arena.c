@@ -215,6 +215,7 @@ void store_arena_release(struct store_shard *s, store_ref r, size_t size)
         if (id == a->cur) {
             a->dead_bytes -= sp->used;
             sp->used = 0; /* nothing live: rewind instead of freeing */
+            sp->pend_off = UINT32_MAX; /* an offset of the old records is no boundary now */
         } else {
             span_close(s, id);
         }
@@ -351,6 +352,11 @@ size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force)
         a->victim_off += (uint32_t)size;
     }
     return moved;
+}
+
+void store_arena_cache_flush(struct store_shard *s)
+{
+    cache_flush(&s->arena);
 }
 
 void store_arena_cache_trim(struct store_shard *s)

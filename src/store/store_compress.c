@@ -17,8 +17,9 @@
  * lap over the arena costs O(spans) plus the records that may be pending. A compressed entry
  * is written into the current span (it is not pending, so meeting it later costs a header
  * parse) and the old one is released: the span it leaves is freed when nothing live is left
- * in it, and compaction (run by the step up to the bytes it freed) evacuates spans that only
- * small raw values keep alive.
+ * in it, and compaction (run by the step up to the bytes it freed, forced: not only past
+ * STORE_COMPACT_SLACK_PCT of dead space) evacuates spans that only small raw values keep
+ * alive.
  *
  *   span:  | c | c | small | P | P | small | P |  free  |      c: compressed (moved out)
  *                          ^pend_off           ^used         P: pending
@@ -117,9 +118,11 @@ static uint8_t *link_of(struct store_shard *s, store_ref r, const struct store_e
  * TERSE_OK (done: compressed, or left raw and no longer pending) or TERSE_ENOMEM (still
  * pending, nothing changed).
  */
-static int compress_one(struct store_shard *s, struct codec_ctx *c, store_ref r, size_t *freed,
+static int compress_one(struct store_shard *s, struct codec_ctx *c,
+                        const struct store_compress_budget *b, store_ref r, size_t *freed,
                         size_t *saved)
 {
+    uint8_t *out;
     struct store_entry *e = store_arena_ptr(&s->arena, r), *ne;
     struct store_elens l;
     struct store_db *d = NULL;
@@ -130,12 +133,16 @@ static int compress_one(struct store_shard *s, struct codec_ctx *c, store_ref r,
     *freed = 0;
     *saved = 0;
     store_entry_lens(e, &l);
-    if (zbuf_reserve(s, l.vlen) != TERSE_OK) {
+    if (b != NULL && b->scratch != NULL && b->scratch_cap >= l.vlen) {
+        out = b->scratch; /* the caller's: no memory of our own beside the budget's */
+    } else if (zbuf_reserve(s, l.vlen) == TERSE_OK) {
+        out = s->zbuf;
+    } else {
         return TERSE_ENOMEM;
     }
     /* dst_cap = the stored length: the keep rule makes any kept form shorter. A header that
      * does not parse (damaged while held) stays as it is: a read reports it. */
-    if (codec_value_recompress(c, store_ecb(e) + l.key_off + l.klen, l.vlen, s->zbuf, l.vlen,
+    if (codec_value_recompress(c, store_ecb(e) + l.key_off + l.klen, l.vlen, out, l.vlen,
                                &zlen) != TERSE_OK ||
         zlen == 0) {
         store_pending_sub(s, e);
@@ -152,7 +159,7 @@ static int compress_one(struct store_shard *s, struct codec_ctx *c, store_ref r,
     e = store_arena_ptr(&s->arena, r); /* the span table may have moved */
     link = link_of(s, r, e, &d);
     assert(link != NULL);
-    store_entry_copy_val(ne, e, s->zbuf, (uint32_t)zlen);
+    store_entry_copy_val(ne, e, out, (uint32_t)zlen);
     store_link_put(link, nr);
     store_account_sub(s, d, e);
     store_arena_release(s, r, l.size); /* uncounts it as pending */
@@ -211,7 +218,8 @@ size_t store_compress_step(struct store_shard *s, struct codec_ctx *c,
             (p[0] & (STORE_META_DEAD | STORE_META_PENDING)) != STORE_META_PENDING) {
             continue;
         }
-        if (compress_one(s, c, store_ref_make(s->pend_span, off), &freed, &got) != TERSE_OK) {
+        if (compress_one(s, c, b, store_ref_make(s->pend_span, off), &freed, &got) !=
+            TERSE_OK) {
             /* Out of memory: the entry stays pending and the walk comes back to it. */
             sp = &a->span[s->pend_span];
             if (sp->base != NULL && off < sp->pend_off) {
@@ -227,7 +235,10 @@ size_t store_compress_step(struct store_shard *s, struct codec_ctx *c,
         }
     }
     if (freed_total > 0) {
-        (void)store_arena_compact(s, freed_total, false);
+        /* Forced: the spans values were moved out of are evacuated whatever the arena's
+         * overall slack (STORE_COMPACT_SLACK_PCT would leave up to that much of the memory
+         * compression won in holes), within the bytes this step freed. */
+        (void)store_arena_compact(s, freed_total, true);
     }
     if (s->zbuf_cap > STORE_ZBUF_KEEP) {
         core_free(s->zbuf);

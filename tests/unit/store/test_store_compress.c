@@ -258,7 +258,7 @@ static void test_scan_unaffected(void **state)
 {
     struct fx *f = *state;
     struct scan_hits *h = calloc(1, sizeof(*h));
-    struct store_compress_budget b = {0, NULL, NULL, 2000};
+    struct store_compress_budget b = {0, NULL, NULL, 2000, NULL, 0};
     uint64_t cursor = 0;
 
     for (int i = 0; i < N; i++) {
@@ -287,8 +287,8 @@ static uint64_t fake_us(void *arg)
 static void test_budgets(void **state)
 {
     struct fx *f = *state;
-    struct store_compress_budget by_bytes = {0, NULL, NULL, 10000};
-    struct store_compress_budget by_time = {100, fake_us, NULL, 0};
+    struct store_compress_budget by_bytes = {0, NULL, NULL, 10000, NULL, 0};
+    struct store_compress_budget by_time = {100, fake_us, NULL, 0, NULL, 0};
     size_t saved = 0, n;
 
     for (int i = 0; i < N; i++) {
@@ -353,6 +353,40 @@ static void test_warm_step_no_alloc(void **state)
     assert_int_equal(store_verify(f->s), TERSE_OK);
 }
 
+/* The current span is rewound when everything in it is deleted: the walk's offset into it
+ * must not survive as a position in the records written after. */
+static void test_rewound_span(void **state)
+{
+    struct fx *f = *state;
+    struct store_compress_budget one = {0, fake_us, NULL, 0, NULL, 0};
+    char k[40];
+
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < 6; i++) {
+            put(f, i * 5 + 1, round);
+        }
+        (void)store_compress_step(f->s, f->c, &one, NULL); /* walk part of the span */
+        for (int i = 0; i < 6; i++) {
+            size_t kl = key_of(k, i * 5 + 1);
+            (void)store_delete(f->s, 0, k, kl, T0);
+        }
+        assert_int_equal(store_verify(f->s), TERSE_OK);
+        /* Short (never pending) values of other sizes first, so the old offset falls
+         * inside one of them, then pending ones after it. */
+        for (int i = 0; i < 8; i++) {
+            put(f, i * 11, round);
+        }
+        for (int i = 0; i < 6; i++) {
+            put(f, i * 5 + 2, round);
+        }
+        assert_int_equal(store_verify(f->s), TERSE_OK);
+        (void)store_compress_step(f->s, f->c, NULL, NULL);
+        assert_int_equal(stats(f).n_pending, 0);
+        assert_int_equal(store_verify(f->s), TERSE_OK);
+        store_flushall(f->s); /* everything goes: the current span rewinds again */
+    }
+}
+
 static void test_oom_keeps_pending(void **state)
 {
     struct fx *f = *state;
@@ -383,6 +417,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_scan_unaffected, setup, teardown),
         cmocka_unit_test_setup_teardown(test_budgets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_warm_step_no_alloc, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rewound_span, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oom_keeps_pending, setup, teardown),
     };
 
