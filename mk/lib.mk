@@ -167,3 +167,6 @@ $(CODEC_BENCH): bench/codec_bench.c $(LIBA)
 
 bench-codec: $(CODEC_BENCH) $(PERF_IR_INPUTS)
 	$(CODEC_BENCH) $(PERF_IR_DIR)/inputs $(BENCH_ROUNDS)
+
+# tests/integration/test_envelope_corpus.py loads libterse.so through ctypes.
+integration: $(LIBSO)
