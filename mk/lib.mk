@@ -113,10 +113,10 @@ $(LIB_FUZZ:%=$(BUILD)/fuzz/%-libfuzzer): $(BUILD)/fuzz/%-libfuzzer: fuzz/%.c $(L
 fuzz-codec:
 	$(MAKE) BUILD=build/fuzz CC=clang SANITIZE=address,undefined \
 		EXTRA_CFLAGS=-fsanitize=fuzzer-no-link $(LIB_FUZZ:%=build/fuzz/fuzz/%-libfuzzer)
-	@set -e; for t in $(LIB_FUZZ); do mkdir -p build/fuzz/work/$$t; \
+	@set -e; for t in $(LIB_FUZZ); do mkdir -p build/fuzz/runs/$$t; \
 		echo "== $$t $(FUZZ_SECONDS) s"; build/fuzz/fuzz/$$t-libfuzzer -jobs=1 \
-		-max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/work/$$t/ \
-		build/fuzz/work/$$t fuzz/corpus/$$t; done
+		-max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/runs/$$t/ \
+		build/fuzz/runs/$$t fuzz/corpus/$$t; done
 
 lib: $(LIBSO) $(LIBPC) lib-check
 
