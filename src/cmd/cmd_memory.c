@@ -147,15 +147,14 @@ enum cmd_evict_result cmd_memory_evict(struct cmd_server *srv, size_t need, uint
         rel = store_evict(srv->shard, &st->evict, (size_t)(target - released), EVICT_CHUNK_KEYS,
                           now_ms, &n);
         srv->stats.evicted_keys += n;
-        released += rel;
         now_used = mem_used(srv);
         drop = used > now_used ? used - now_used : 0;
-        if (drop > released) {
-            released = drop;
-        }
-        if (released >= target) {
+        /* Done only when the allocator's own figure has room: what the store frees can stay
+         * in its arena spans for a while, and maxmemory is about used_memory. */
+        if (now_used + need <= st->maxmemory) {
             return CMD_EVICT_OK;
         }
+        released = drop < target ? drop : target - 1; /* ask for what is still missing */
         if (n == 0 && rel == 0) {
             return CMD_EVICT_FAIL; /* no candidate left under this policy */
         }
