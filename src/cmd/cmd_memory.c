@@ -77,6 +77,9 @@ static uint64_t mem_used(const struct cmd_server *srv)
     return srv->hooks.mem_used != NULL ? srv->hooks.mem_used(srv->hooks.srv) : 0;
 }
 
+/* Room a background compression step may need for a new arena span (the store's largest). */
+#define COMPRESS_HEADROOM (1024u * 1024u + 4096u)
+
 int cmd_compress_pending(const struct cmd_server *srv)
 {
     return srv->shard != NULL && srv->settings.compression != CMD_COMPRESS_OFF &&
@@ -92,6 +95,13 @@ size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want
     size_t saved = 0;
 
     if (!cmd_compress_pending(srv)) {
+        return 0;
+    }
+    /* Background work must not be what pushes used_memory over maxmemory: a step may open a
+     * span before it frees the one it empties. Near the budget, admission compresses instead
+     * (want_bytes > 0) and checks used_memory afterwards. */
+    if (want_bytes == 0 && srv->settings.maxmemory != 0 &&
+        mem_used(srv) + COMPRESS_HEADROOM > srv->settings.maxmemory) {
         return 0;
     }
     (void)store_compress_step(srv->shard, srv->codec, &b, &saved);
