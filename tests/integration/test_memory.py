@@ -224,6 +224,9 @@ def test_allkeys_lru_evicts_old_keys(spawn):
         assert err is None, (s.name, err)
         assert 100 < c.dbsize() < 6000
         assert c.exists("k:5999") == 1
+        # Read right after the writes: the budget is about what writes may add. The reads
+        # below may grow buffers (INFO's text among them) and, like Redis, are never refused.
+        used_after_writes = c.info("memory")["used_memory"]
         # The LRU clock counts seconds, so the order among keys written in the same second is
         # the sampling's; most of the first keys are gone all the same.
         assert sum(c.exists("k:%d" % i) for i in range(1000)) < 500
@@ -235,7 +238,7 @@ def test_allkeys_lru_evicts_old_keys(spawn):
         assert 0 <= evicted - (6000 - left) <= 64, (s.name, evicted, left)
         if s.name.startswith("terse"):
             # terse counts the write before admitting it: the budget holds.
-            assert c.info("memory")["used_memory"] <= MAXMEM
+            assert used_after_writes <= MAXMEM
         c.close()
 
 
