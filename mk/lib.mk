@@ -93,10 +93,11 @@ envelope-cli-test: $(BUILD)/terse-envelope
 
 # The codec's tests and fuzz binaries link libterse.a alone (more specific rules than the
 # Makefile's, so make prefers them): the codec needs no other layer, and these builds prove it.
-$(BUILD)/tests/unit/codec/%: tests/unit/codec/%.c $(LIBA)
+CODEC_FIXTURES := $(sort $(wildcard tests/unit/codec/*_fixture.[ch]))
+$(BUILD)/tests/unit/codec/%: tests/unit/codec/%.c $(LIBA) $(CODEC_FIXTURES)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LIB_DEPLIBS) \
-		-lpthread -lm -lcmocka
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(filter %.c,$(CODEC_FIXTURES)) $(LIBA) $(LIB_DEPLIBS) -lpthread -lm -lcmocka
 
 LIB_FUZZ := $(filter codec_% envelope_%,$(FUZZ_NAMES))
 $(LIB_FUZZ:%=$(BUILD)/fuzz/%-replay): $(BUILD)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_replay.c $(LIBA)

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "codec_fixture.h"
+
 #include "codec_test_json.h"
 
 static const char domain_enc[] = "encryption";
@@ -271,33 +273,6 @@ test_derive_limits(void **state)
                      TERSE_EDSTSIZE);
     assert_int_equal(terse_aad_build(NULL, "k", "msgpack", 0, NULL, aad, sizeof(aad), &aad_len),
                      TERSE_EINVAL);
-}
-
-struct count_alloc {
-    int n_calls;
-    int fail_at;
-    int n_live;
-};
-
-static void *
-count_alloc_fn(void *opaque, size_t size)
-{
-    struct count_alloc *a = opaque;
-
-    if (++a->n_calls == a->fail_at) {
-        return NULL;
-    }
-    a->n_live++;
-    return malloc(size);
-}
-
-static void
-count_free_fn(void *opaque, void *p)
-{
-    struct count_alloc *a = opaque;
-
-    a->n_live -= p != NULL;
-    free(p);
 }
 
 static void

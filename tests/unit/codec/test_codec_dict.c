@@ -18,42 +18,10 @@
 
 #include <cmocka.h>
 
+#include "codec_fixture.h"
+
 #define N_SAMPLES 600
 #define DICT_CAP (16 * 1024)
-
-struct count_alloc {
-    int n_calls; /* alloc calls so far */
-    int fail_at; /* 1-based call that fails; 0 = never */
-    int n_live;  /* blocks handed out and not yet freed */
-};
-
-static void *
-count_alloc_fn(void *opaque, size_t size)
-{
-    struct count_alloc *a = opaque;
-    void *p;
-
-    a->n_calls++;
-    if (a->fail_at != 0 && a->n_calls == a->fail_at) {
-        return NULL;
-    }
-    p = malloc(size);
-    if (p != NULL) {
-        a->n_live++;
-    }
-    return p;
-}
-
-static void
-count_free_fn(void *opaque, void *p)
-{
-    struct count_alloc *a = opaque;
-
-    if (p != NULL) {
-        a->n_live--;
-    }
-    free(p);
-}
 
 /* A JSON user record, the kind of family a dictionary is trained for. */
 static size_t

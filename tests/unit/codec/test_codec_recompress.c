@@ -21,35 +21,9 @@
 
 #include <cmocka.h>
 
+#include "codec_fixture.h"
+
 #define BIG 20000
-
-struct count_alloc {
-    int n_calls; /* alloc calls so far */
-    int fail_at; /* 1-based call that fails; 0 = never */
-    int n_live;  /* blocks handed out and not yet freed */
-};
-
-static void *count_alloc_fn(void *opaque, size_t size)
-{
-    struct count_alloc *a = opaque;
-    void *p;
-
-    a->n_calls++;
-    if (a->fail_at != 0 && a->n_calls == a->fail_at) {
-        return NULL;
-    }
-    p = malloc(size);
-    a->n_live += p != NULL;
-    return p;
-}
-
-static void count_free_fn(void *opaque, void *p)
-{
-    struct count_alloc *a = opaque;
-
-    a->n_live -= p != NULL;
-    free(p);
-}
 
 /* Text-like bytes: compressible. */
 static void fill_text(uint8_t *p, size_t n)
