@@ -110,7 +110,8 @@ static void keys_object_freq(struct cmd_call *c)
         cmd_reply_err(c, KEYS_ERR_LFU_FREQ);
         return;
     }
-    resp_write_int(c->out, (long long)store_entry_freq(e, c->now_ms));
+    resp_write_int(c->out, (long long)store_entry_freq(cmd_shard(c, c->argv[2].p, c->argv[2].len), e,
+                                                       c->now_ms));
 }
 
 static void keys_object_idletime(struct cmd_call *c)

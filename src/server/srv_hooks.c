@@ -11,6 +11,7 @@
 #include "core/core_mem.h"
 #include "core/core_time.h"
 #include "server/srv_internal.h"
+#include "store/store.h"
 #include "terse/status.h"
 
 static const char *const policy_names[] = {"volatile-lru", "volatile-lfu", "volatile-random",
@@ -185,6 +186,10 @@ void srv_settings_sync(struct srv *s)
     st->evict.samples = (int)s->cfg.maxmemory_samples;
     st->evict.lfu_log_factor = st->lfu_log_factor;
     st->evict.lfu_decay_time = st->lfu_decay_time;
+    if (s->shard != NULL) {
+        store_access_mode(s->shard, st->evict.policy == STORE_EVICT_LFU,
+                          st->lfu_log_factor, st->lfu_decay_time);
+    }
     st->compression = s->cfg.terse_compression == CORE_COMPRESSION_INLINE ? CMD_COMPRESS_INLINE
                       : s->cfg.terse_compression == CORE_COMPRESSION_OFF  ? CMD_COMPRESS_OFF
                                                                           : CMD_COMPRESS_BACKGROUND;

@@ -54,6 +54,7 @@ int store_shard_create(struct store_shard **out, int n_db)
         db_init(&s->db[i]);
     }
     s->n_db = n_db;
+    store_access_mode(s, false, STORE_LFU_LOG_FACTOR, STORE_LFU_DECAY_MIN);
     /* A secret seed keeps crafted keys from piling into one bucket; the shard's address is a
      * weak fallback if the kernel will not give entropy. */
     if (getentropy(&seed, sizeof(seed)) != 0) {
@@ -222,8 +223,7 @@ static bool set_in_place(struct store_shard *s, struct store_db *d, uint8_t *lin
         store_pending_add(s, store_link_get(link), old);
     }
     store_account_add(s, d, old);
-    store_entry_set_access(old, (store_entry_clock(old) & ~STORE_LRU_MAX) | store_clock_lru(now_ms),
-                           store_entry_ldt(old));
+    store_entry_set_access(old, store_access_overwrite(s, old, now_ms));
     return true;
 }
 
@@ -269,17 +269,15 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
         return TERSE_ENOMEM;
     }
     /* Links and entries never move on allocation: old and link are still good. */
-    store_entry_fill(e, key, (uint32_t)klen, enc, val, (uint32_t)vlen, expire_ms, now_ms);
+    store_entry_fill(e, key, (uint32_t)klen, enc, val, (uint32_t)vlen, expire_ms,
+                     old != NULL ? store_access_overwrite(s, old, now_ms)
+                                 : store_access_new(s, now_ms));
     if (flags & STORE_SET_RAW) {
         e->meta |= STORE_META_RAW;
     }
     if (old != NULL) {
-        /* An overwrite keeps the LFU history (as Redis does) and counts as an access. */
         store_ref old_r = store_link_get(link);
         size_t old_size = store_entry_mem(old);
-        store_entry_set_access(e, (store_entry_clock(old) & ~STORE_LRU_MAX) |
-                                      store_clock_lru(now_ms),
-                               store_entry_ldt(old));
         store_link_put(store_entry_link(e), store_entry_next(old));
         store_link_put(link, r);
         store_account_sub(s, d, old);

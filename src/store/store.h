@@ -26,6 +26,7 @@
 #ifndef TERSE_STORE_H
 #define TERSE_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,14 @@ int store_shard_n_db(const struct store_shard *s);
 
 /* ---- lookups ---------------------------------------------------------------------------- */
 
+/*
+ * What the 24 access bits of every entry hold from now on, as Redis's maxmemory-policy decides
+ * what an object's lru field holds: an LRU clock (lfu false, the default), or an LFU counter
+ * and its last decrement time (lfu true), counted with lfu_log_factor and decayed one point
+ * per lfu_decay_time minutes (0: never). Nothing is converted, as in Redis.
+ */
+void store_access_mode(struct store_shard *s, bool lfu, int lfu_log_factor, int lfu_decay_time);
+
 enum store_lookup_flags {
     STORE_LOOKUP_TOUCH = 1 /* update the entry's LRU clock and LFU counter */
 };
@@ -80,10 +89,13 @@ const uint8_t *store_entry_val(const struct store_entry *e, size_t *len); /* STO
  * int64, host order). */
 uint8_t *store_entry_val_mut(struct store_entry *e, size_t *len);
 int64_t store_entry_expire(const struct store_entry *e); /* STORE_NO_EXPIRE or unix ms */
-/* Seconds since the last touching access (OBJECT IDLETIME), given now_ms. */
+/* Seconds since the last touching access (OBJECT IDLETIME), given now_ms; meaningful while
+ * the shard is in LRU mode (store_access_mode). */
 uint64_t store_entry_idle_s(const struct store_entry *e, int64_t now_ms);
-/* LFU logarithmic counter (OBJECT FREQ), decayed to now_ms. */
-unsigned store_entry_freq(const struct store_entry *e, int64_t now_ms);
+/* LFU logarithmic counter (OBJECT FREQ), decayed to now_ms at the shard's lfu-decay-time;
+ * meaningful while the shard is in LFU mode (store_access_mode). */
+unsigned store_entry_freq(const struct store_shard *s, const struct store_entry *e,
+                          int64_t now_ms);
 /* Bytes this entry occupies in the arena (its footprint), for MEMORY USAGE and accounting. */
 size_t store_entry_mem(const struct store_entry *e);
 

@@ -1,7 +1,8 @@
 /*
  * store_entry: the packed entry (layout in store_internal.h), its accessors and its access
- * metadata: a 24-bit LRU clock in seconds and Redis's 8-bit logarithmic LFU counter
- * (lfu-log-factor STORE_LFU_LOG_FACTOR, decay STORE_LFU_DECAY_MIN minutes per step).
+ * metadata: 24 bits holding, as Redis's lru field does, either an LRU clock in seconds or
+ * (under an LFU policy) a 16-bit decrement time in minutes and Redis's 8-bit logarithmic
+ * counter (lfu-log-factor and lfu-decay-time from store_access_mode).
  *
  * Entries are only 2-byte aligned and their fields sit at odd offsets, so every multi-byte
  * field is read and written with memcpy (the compiler turns it into plain loads).
@@ -76,11 +77,6 @@ uint32_t store_clock_lru(int64_t now_ms)
     return (uint32_t)((uint64_t)(now_ms / 1000) & STORE_LRU_MAX);
 }
 
-uint16_t store_clock_ldt(int64_t now_ms)
-{
-    return (uint16_t)((uint64_t)(now_ms / 60000) & 0xffffu);
-}
-
 uint64_t store_rng_next(struct store_shard *s)
 {
     /* xorshift64*: statistically fine for sampling, and the state is per shard. */
@@ -92,22 +88,9 @@ uint64_t store_rng_next(struct store_shard *s)
     return x * 0x2545f4914f6cdd1dULL;
 }
 
-void store_entry_set_access(struct store_entry *e, uint32_t clock, uint16_t ldt)
-{
-    store_st32(store_eb(e) + STORE_OFF_CLOCK, clock);
-    memcpy(store_eb(e) + STORE_OFF_LDT, &ldt, sizeof(ldt));
-}
-
-uint16_t store_entry_ldt(const struct store_entry *e)
-{
-    uint16_t ldt;
-    memcpy(&ldt, store_ecb(e) + STORE_OFF_LDT, sizeof(ldt));
-    return ldt;
-}
-
 /*
- * Lays out meta, lengths, expiry, key and value from offset STORE_ENTRY_HDR on (next, clock
- * and ldt are left alone). The key may already be in the entry (a rewrite): it is moved
+ * Lays out meta, lengths, expiry, key and value from offset STORE_ENTRY_HDR on (next and
+ * access are left alone). The key may already be in the entry (a rewrite): it is moved
  * first, since the new lengths or expiry may cover where it was.
  */
 static void entry_layout(struct store_entry *e, const void *key_src, uint32_t klen,
@@ -140,11 +123,10 @@ static void entry_layout(struct store_entry *e, const void *key_src, uint32_t kl
 }
 
 void store_entry_fill(struct store_entry *e, const void *key, uint32_t klen, enum store_enc enc,
-                      const void *val, uint32_t vlen, int64_t expire_ms, int64_t now_ms)
+                      const void *val, uint32_t vlen, int64_t expire_ms, uint32_t access)
 {
     store_st32(store_entry_link(e), STORE_REF_NONE);
-    store_entry_set_access(e, store_clock_lru(now_ms) | (STORE_LFU_INIT << STORE_LRU_BITS),
-                           store_clock_ldt(now_ms));
+    store_entry_set_access(e, access);
     entry_layout(e, key, klen, enc, val, vlen, expire_ms, 0);
 }
 
@@ -164,7 +146,7 @@ void store_entry_copy(struct store_entry *dst, const struct store_entry *src, co
 
     store_entry_lens(src, &l);
     store_st32(store_entry_link(dst), STORE_REF_NONE);
-    store_entry_set_access(dst, store_entry_clock(src), store_entry_ldt(src));
+    store_entry_set_access(dst, store_entry_access(src));
     entry_layout(dst, key, klen, store_entry_enc(src), store_ecb(src) + l.key_off + l.klen,
                  l.vlen, expire_ms, (uint8_t)(src->meta & (STORE_META_RAW | STORE_META_PENDING)));
 }
@@ -176,7 +158,7 @@ void store_entry_copy_val(struct store_entry *dst, const struct store_entry *src
 
     store_entry_lens(src, &l);
     store_link_put(store_entry_link(dst), store_entry_next(src));
-    store_entry_set_access(dst, store_entry_clock(src), store_entry_ldt(src));
+    store_entry_set_access(dst, store_entry_access(src));
     entry_layout(dst, store_ecb(src) + l.key_off, l.klen, store_entry_enc(src), val, vlen,
                  store_entry_expire(src), (uint8_t)(src->meta & STORE_META_RAW));
 }
@@ -213,21 +195,46 @@ bool store_entry_expired(const struct store_entry *e, int64_t now_ms)
 
 /* ---- LRU / LFU ---- */
 
-static uint32_t lfu_elapsed_min(uint16_t ldt, int64_t now_ms)
+void store_access_mode(struct store_shard *s, bool lfu, int lfu_log_factor, int lfu_decay_time)
 {
-    uint16_t now = store_clock_ldt(now_ms);
-    return now >= ldt ? (uint32_t)(now - ldt) : 65535u - ldt + now;
+    s->lfu = lfu;
+    s->lfu_log_factor = lfu_log_factor;
+    s->lfu_decay_min = lfu_decay_time;
+}
+
+static uint32_t clock_ldt(int64_t now_ms)
+{
+    return (uint32_t)((uint64_t)(now_ms / 60000) & 0xffffu);
+}
+
+static uint32_t lfu_pack(int64_t now_ms, unsigned counter)
+{
+    return clock_ldt(now_ms) << 8 | counter;
+}
+
+uint32_t store_access_new(const struct store_shard *s, int64_t now_ms)
+{
+    return s->lfu ? lfu_pack(now_ms, STORE_LFU_INIT) : store_clock_lru(now_ms);
+}
+
+uint32_t store_access_overwrite(const struct store_shard *s, const struct store_entry *old,
+                                int64_t now_ms)
+{
+    return s->lfu ? store_entry_access(old) : store_clock_lru(now_ms);
 }
 
 unsigned store_entry_lfu_at(const struct store_entry *e, int64_t now_ms, int decay_min)
 {
-    unsigned counter = store_entry_clock(e) >> STORE_LRU_BITS;
+    uint32_t a = store_entry_access(e);
+    unsigned counter = a & 0xffu;
+    uint32_t ldt = a >> 8;
+    uint32_t now = clock_ldt(now_ms);
     uint32_t periods;
 
     if (decay_min <= 0) {
         return counter; /* lfu-decay-time 0: never decays, as Redis */
     }
-    periods = lfu_elapsed_min(store_entry_ldt(e), now_ms) / (uint32_t)decay_min;
+    periods = (now >= ldt ? now - ldt : 65535u - ldt + now) / (uint32_t)decay_min;
     return periods >= counter ? 0 : counter - periods;
 }
 
@@ -242,7 +249,7 @@ static unsigned lfu_log_incr(struct store_shard *s, unsigned counter)
     /* 53 random bits -> [0, 1). */
     r = (double)(store_rng_next(s) >> 11) / 9007199254740992.0;
     base = counter > STORE_LFU_INIT ? (double)(counter - STORE_LFU_INIT) : 0.0;
-    if (r < 1.0 / (base * STORE_LFU_LOG_FACTOR + 1.0)) {
+    if (r < 1.0 / (base * s->lfu_log_factor + 1.0)) {
         counter++;
     }
     return counter;
@@ -250,9 +257,12 @@ static unsigned lfu_log_incr(struct store_shard *s, unsigned counter)
 
 void store_entry_touch(struct store_shard *s, struct store_entry *e, int64_t now_ms)
 {
-    unsigned counter = lfu_log_incr(s, store_entry_lfu_at(e, now_ms, STORE_LFU_DECAY_MIN));
-    store_entry_set_access(e, store_clock_lru(now_ms) | ((uint32_t)counter << STORE_LRU_BITS),
-                           store_clock_ldt(now_ms));
+    if (s->lfu) {
+        unsigned counter = lfu_log_incr(s, store_entry_lfu_at(e, now_ms, s->lfu_decay_min));
+        store_entry_set_access(e, lfu_pack(now_ms, counter));
+    } else {
+        store_entry_set_access(e, store_clock_lru(now_ms));
+    }
 }
 
 /* ---- public accessors ---- */
@@ -319,13 +329,14 @@ int64_t store_entry_expire(const struct store_entry *e)
 uint64_t store_entry_idle_s(const struct store_entry *e, int64_t now_ms)
 {
     uint32_t now = store_clock_lru(now_ms);
-    uint32_t lru = store_entry_clock(e) & STORE_LRU_MAX;
+    uint32_t lru = store_entry_access(e);
     return now >= lru ? (uint64_t)(now - lru) : (uint64_t)(STORE_LRU_MAX - lru) + now;
 }
 
-unsigned store_entry_freq(const struct store_entry *e, int64_t now_ms)
+unsigned store_entry_freq(const struct store_shard *s, const struct store_entry *e,
+                          int64_t now_ms)
 {
-    return store_entry_lfu_at(e, now_ms, STORE_LFU_DECAY_MIN);
+    return store_entry_lfu_at(e, now_ms, s->lfu_decay_min);
 }
 
 size_t store_entry_mem(const struct store_entry *e)

@@ -21,18 +21,20 @@
  *
  * Entry (byte offsets; multi-byte fields unaligned, always read with memcpy):
  *
- *     0      1          5          9      11               STORE_ENTRY_HDR + lens
- *     +------+----------+----------+------+--------+--------+-------------+-----+-------+-----+
- *     | meta | next ref | clock    | ldt  | klen   | vlen   | [expire_ms] | key | value | pad |
- *     | u8   | u32      | lru|lfu  | u16  | varint | varint | int64, if   |     |       | 0-1 |
- *     |      |          | u32      |      | 1-5 B  | 1-5 B  | META_EXPIRE |     |       |     |
- *     +------+----------+----------+------+--------+--------+-------------+-----+-------+-----+
+ *     0      1          5          8                        STORE_ENTRY_HDR + lens
+ *     +------+----------+----------+--------+--------+-------------+-----+-------+-----+
+ *     | meta | next ref | access   | klen   | vlen   | [expire_ms] | key | value | pad |
+ *     | u8   | u32      | u24      | varint | varint | int64, if   |     |       | 0-1 |
+ *     |      |          |          | 1-5 B  | 1-5 B  | META_EXPIRE |     |       |     |
+ *     +------+----------+----------+--------+--------+-------------+-----+-------+-----+
  *
  *   meta     bits 0-1 type, bit 2 "pending" (a RAW value awaiting background compression,
  *            store_compress.c), bit 3 dead, bits 4-5 encoding, bit 6 "has expiry", bit 7 "raw"
  *   next     next entry of the same index bucket, STORE_REF_NONE at the end
- *   clock    low 24 bits: LRU clock in seconds (mod 2^24); high 8 bits: LFU log counter
- *   ldt      LFU last decrement time, minutes mod 2^16
+ *   access   24 bits read as the shard's access mode says (store_access_mode), as Redis reads
+ *            its object's lru field: LRU clock in seconds (mod 2^24), or under an LFU policy
+ *            the last decrement time in minutes (mod 2^16) << 8 | the 8-bit log counter.
+ *            A mode change converts nothing (as in Redis): old entries read oddly until touched.
  *   klen     key bytes, vlen value bytes (8 for ENC_INT): LEB128 varints
  *   The footprint (store_entry_mem) is all of it rounded up to STORE_ARENA_ALIGN.
  *
@@ -48,10 +50,11 @@
  * This is exactly the state of a Redis incremental rehash from 2^L to 2^(L+1) buckets with
  * rehash_idx = split, so the reverse-binary SCAN cursor keeps its guarantee (store_index.c).
  *
- * Per key, for a 32-byte key and a value of 128..16383 bytes: 11 fixed header bytes + 1 + 2
- * varint bytes + 0.5 padding on average + 4 / load of bucket head (1.0 at the load growth
- * keeps, STORE_LOAD_MAX; 2.0 at worst after mass deletes) = 15.5 (16.5 at worst); a byte
- * less for values under 128 bytes; + 8 with an expiry (docs/formats/store.md).
+ * Per key, for a 32-byte key and a value of 128..16383 bytes: 8 fixed header bytes + 1 + 2
+ * varint bytes + 0.5 padding on average + 4 / load of bucket head (4.0 at the load growth
+ * keeps, STORE_LOAD_MAX; 8.0 at worst after mass deletes) = 15.5 (19.5 at worst); a byte
+ * less for values under 128 bytes; + 8 with an expiry (docs/formats/store.md). One key per
+ * bucket keeps a lookup to about one entry visited (a cache miss each) instead of four.
  */
 #ifndef TERSE_STORE_INTERNAL_H
 #define TERSE_STORE_INTERNAL_H
@@ -63,10 +66,9 @@
 
 #include "store/store.h"
 
-#define STORE_ENTRY_HDR 11u /* meta, next, clock, ldt */
+#define STORE_ENTRY_HDR 8u /* meta, next, access */
 #define STORE_OFF_NEXT 1
-#define STORE_OFF_CLOCK 5
-#define STORE_OFF_LDT 9
+#define STORE_OFF_ACCESS 5
 #define STORE_META_TYPE_MASK 0x03u
 #define STORE_META_PENDING 0x04u /* string stored RAW, to be compressed (store_compress.c) */
 #define STORE_META_DEAD 0x08u
@@ -77,8 +79,8 @@
 #define STORE_FILL_2 0xfeu   /* a 2-byte filler */
 #define STORE_FILL_N 0xffu   /* a filler whose length is the next 3 bytes (little endian) */
 
-#define STORE_LRU_BITS 24
-#define STORE_LRU_MAX ((1u << STORE_LRU_BITS) - 1)
+#define STORE_ACCESS_BITS 24
+#define STORE_LRU_MAX ((1u << STORE_ACCESS_BITS) - 1)
 #define STORE_LFU_INIT 5u       /* counter of a new key, as Redis's LFU_INIT_VAL */
 #define STORE_LFU_LOG_FACTOR 10 /* Redis lfu-log-factor default */
 #define STORE_LFU_DECAY_MIN 1   /* Redis lfu-decay-time default, minutes */
@@ -100,17 +102,17 @@ typedef uint32_t store_ref;
 #define STORE_SPAN_CACHE_BYTES (256u * 1024) /* ... up to this many bytes, or one span */
 
 /* Index. */
-#define STORE_LOAD_MAX 4u        /* split while n_keys > n_buckets * this */
+#define STORE_LOAD_MAX 1u        /* split while n_keys > n_buckets * this */
 #define STORE_LOAD_MIN_DIV 2u    /* merge while n_keys * this < n_buckets * STORE_LOAD_MAX */
 #define STORE_TABLE_MIN 4u       /* never fewer buckets (while the db has keys) */
-#define STORE_SEG_BUCKETS 16384u /* bucket heads per full segment (64 KiB) */
+#define STORE_SEG_BUCKETS 4096u  /* bucket heads per full segment (16 KiB) */
 #define STORE_SEG0_GROW_PCT 25u  /* segment 0 grows by this much at a time, up to a segment */
 #define STORE_FORCE_GROW_RATIO 8u /* past this load a failed split fails the write */
 #define STORE_SPLITS_PER_INSERT 2 /* so the load converges after bulk inserts */
 
 struct store_entry {
     uint8_t meta;   /* see the header comment; the rest is unaligned bytes */
-    uint8_t rest[]; /* next, clock, ldt, lengths, data */
+    uint8_t rest[]; /* next, access, lengths, data */
 };
 
 struct store_span {
@@ -184,6 +186,9 @@ struct store_shard {
     uint32_t pend_span;     /* span the compression walk looks at next (store_compress.c) */
     uint8_t *zbuf;          /* compression output, reused; core_alloc, zbuf_cap bytes */
     size_t zbuf_cap;
+    bool lfu;               /* access fields hold LFU data (store_access_mode) */
+    int lfu_log_factor;     /* lfu-log-factor */
+    int lfu_decay_min;      /* lfu-decay-time, minutes (0: no decay) */
 };
 
 /* ---- unaligned field access ---- */
@@ -221,9 +226,19 @@ static inline uint8_t *store_entry_link(struct store_entry *e)
     return store_eb(e) + STORE_OFF_NEXT;
 }
 
-static inline uint32_t store_entry_clock(const struct store_entry *e)
+/* The 24-bit access field (see the header comment). */
+static inline uint32_t store_entry_access(const struct store_entry *e)
 {
-    return store_ld32(store_ecb(e) + STORE_OFF_CLOCK);
+    const uint8_t *p = store_ecb(e) + STORE_OFF_ACCESS;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+}
+
+static inline void store_entry_set_access(struct store_entry *e, uint32_t v)
+{
+    uint8_t *p = store_eb(e) + STORE_OFF_ACCESS;
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
 }
 
 /* Decoded lengths and offsets of an entry. */
@@ -289,9 +304,9 @@ void store_arena_seal(struct store_shard *s);
 void store_entry_lens(const struct store_entry *e, struct store_elens *l);
 /* Footprint of an entry with these lengths. */
 size_t store_entry_size(size_t klen, size_t vlen, bool has_expire);
-/* Writes a whole entry at e (next = NONE, fresh LRU/LFU at now_ms). */
+/* Writes a whole entry at e (next = NONE, the given access field). */
 void store_entry_fill(struct store_entry *e, const void *key, uint32_t klen, enum store_enc enc,
-                      const void *val, uint32_t vlen, int64_t expire_ms, int64_t now_ms);
+                      const void *val, uint32_t vlen, int64_t expire_ms, uint32_t access);
 /* Copies src to dst (footprint of the copy: size) with key as its key; dst's next = NONE. The
  * raw and pending marks are copied (the caller counts a pending copy: store_pending_add). */
 void store_entry_copy(struct store_entry *dst, const struct store_entry *src, const void *key,
@@ -300,7 +315,7 @@ void store_entry_copy(struct store_entry *dst, const struct store_entry *src, co
  * pending mark) holding value val of vlen bytes instead of src's; dst must not overlap src. */
 void store_entry_copy_val(struct store_entry *dst, const struct store_entry *src, const void *val,
                           uint32_t vlen);
-/* Rewrites e in place for a new value and expiry (same key, next, clock and ldt); the caller
+/* Rewrites e in place for a new value and expiry (same key, next and access); the caller
  * checked that the new footprint is not larger. */
 void store_entry_rewrite(struct store_entry *e, enum store_enc enc, const void *val,
                          uint32_t vlen, int64_t expire_ms);
@@ -309,13 +324,18 @@ void store_entry_drop_expire(struct store_entry *e);
 unsigned char *store_entry_valp(struct store_entry *e);
 const uint8_t *store_entry_keyp(const struct store_entry *e, uint32_t *klen);
 bool store_entry_expired(const struct store_entry *e, int64_t now_ms);
-void store_entry_set_access(struct store_entry *e, uint32_t clock, uint16_t ldt);
-uint16_t store_entry_ldt(const struct store_entry *e);
+/* The access field of a new object at now_ms in the shard's mode (fresh clock, or the LFU
+ * initial counter). */
+uint32_t store_access_new(const struct store_shard *s, int64_t now_ms);
+/* The access field an overwrite gives the new value: under LFU the old history (as Redis's
+ * dbSetValue), else a fresh clock. */
+uint32_t store_access_overwrite(const struct store_shard *s, const struct store_entry *old,
+                                int64_t now_ms);
+/* An access that touches: the LRU clock is set, or the LFU counter decayed and incremented. */
 void store_entry_touch(struct store_shard *s, struct store_entry *e, int64_t now_ms);
 /* LFU counter of e decayed to now_ms at one point per decay_min minutes (0: no decay). */
 unsigned store_entry_lfu_at(const struct store_entry *e, int64_t now_ms, int decay_min);
 uint32_t store_clock_lru(int64_t now_ms);
-uint16_t store_clock_ldt(int64_t now_ms);
 uint64_t store_rng_next(struct store_shard *s);
 
 /* ---- store_index.c ---- */

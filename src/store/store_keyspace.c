@@ -150,8 +150,7 @@ int store_copy(struct store_shard *s, int src_db, const void *src, size_t src_le
         return TERSE_ENOMEM;
     }
     /* The copy is a new object: fresh access history, as in Redis. */
-    store_entry_set_access(ne, store_clock_lru(now_ms) | (STORE_LFU_INIT << STORE_LRU_BITS),
-                           store_clock_ldt(now_ms));
+    store_entry_set_access(ne, store_access_new(s, now_ms));
     link = store_index_find(s, dd, dst, dst_len);
     if (link != NULL) {
         struct store_entry *old = store_link_entry(s, link);

@@ -524,34 +524,54 @@ static void test_lru_lfu(void **state)
     struct store_shard *s = f->s;
     struct store_entry *e;
 
+    /* LRU mode (the default): the access bits are a clock in seconds. */
     put_str(s, 0, "h", "v", STORE_NO_EXPIRE);
     e = get(s, 0, "h", T0 + 30000);
     assert_int_equal(store_entry_idle_s(e, T0 + 30000), 30);
-    assert_int_equal(store_entry_freq(e, T0), STORE_LFU_INIT);
     /* A plain lookup does not touch. */
     assert_int_equal(store_entry_idle_s(get(s, 0, "h", T0 + 40000), T0 + 40000), 40);
     e = store_lookup(s, 0, "h", 1, T0 + 40000, STORE_LOOKUP_TOUCH);
     assert_int_equal(store_entry_idle_s(e, T0 + 45000), 5);
-    /* The first touches of a new key always increment (probability 1 at the init value). */
-    assert_int_equal(store_entry_freq(e, T0 + 40000), STORE_LFU_INIT + 1);
-    for (int i = 0; i < 100000; i++) {
-        store_lookup(s, 0, "h", 1, T0 + 40000, STORE_LOOKUP_TOUCH);
+    /* An overwrite is a new object: fresh clock. */
+    {
+        const char *v = "a-much-longer-value-that-needs-a-new-block";
+        assert_int_equal(store_set_str(s, 0, "h", 1, v, strlen(v), STORE_NO_EXPIRE, T0 + 50000),
+                         TERSE_OK);
     }
-    e = get(s, 0, "h", T0 + 40000);
-    /* Logarithmic: 100k hits land far below 255 but well above the start. */
-    assert_true(store_entry_freq(e, T0 + 40000) > 15);
-    assert_true(store_entry_freq(e, T0 + 40000) < 255);
-    /* Decay: one point per minute. */
-    assert_int_equal(store_entry_freq(e, T0 + 40000 + 3 * 60000),
-                     store_entry_freq(e, T0 + 40000) - 3);
-    assert_int_equal(store_entry_freq(e, T0 + 40000 + 1000LL * 60000), 0);
-    /* Overwrite keeps the LFU counter. */
-    unsigned before = store_entry_freq(e, T0 + 40000);
-    put_str(s, 0, "h", "a-much-longer-value-that-needs-a-new-block", STORE_NO_EXPIRE);
-    assert_int_equal(store_entry_freq(get(s, 0, "h", T0 + 40000), T0 + 40000), before);
+    assert_int_equal(store_entry_idle_s(get(s, 0, "h", T0 + 50000), T0 + 51000), 1);
     /* LRU clock wraps at 2^24 seconds. */
-    assert_int_equal(store_entry_idle_s(get(s, 0, "h", T0), T0 + 20000000000LL),
+    assert_int_equal(store_entry_idle_s(get(s, 0, "h", T0), T0 + 50000 + 20000000000LL),
                      (20000000000LL / 1000) % (1 << 24));
+
+    /* LFU mode: new keys start at the initial counter, touches count logarithmically. */
+    store_access_mode(s, true, STORE_LFU_LOG_FACTOR, STORE_LFU_DECAY_MIN);
+    put_str(s, 0, "f", "v", STORE_NO_EXPIRE);
+    e = get(s, 0, "f", T0);
+    assert_int_equal(store_entry_freq(s, e, T0), STORE_LFU_INIT);
+    /* The first touches of a new key always increment (probability 1 at the init value). */
+    e = store_lookup(s, 0, "f", 1, T0, STORE_LOOKUP_TOUCH);
+    assert_int_equal(store_entry_freq(s, e, T0), STORE_LFU_INIT + 1);
+    for (int i = 0; i < 100000; i++) {
+        store_lookup(s, 0, "f", 1, T0, STORE_LOOKUP_TOUCH);
+    }
+    e = get(s, 0, "f", T0);
+    /* Logarithmic: 100k hits land far below 255 but well above the start. */
+    assert_true(store_entry_freq(s, e, T0) > 15);
+    assert_true(store_entry_freq(s, e, T0) < 255);
+    /* Decay: one point per minute. */
+    assert_int_equal(store_entry_freq(s, e, T0 + 3 * 60000), store_entry_freq(s, e, T0) - 3);
+    assert_int_equal(store_entry_freq(s, e, T0 + 1000LL * 60000), 0);
+    /* lfu-decay-time 0: never decays. */
+    store_access_mode(s, true, STORE_LFU_LOG_FACTOR, 0);
+    assert_int_equal(store_entry_freq(s, e, T0 + 1000LL * 60000), store_entry_freq(s, e, T0));
+    store_access_mode(s, true, STORE_LFU_LOG_FACTOR, STORE_LFU_DECAY_MIN);
+    /* Overwrite keeps the LFU counter (Redis's dbSetValue), in place or in a new block. */
+    unsigned before = store_entry_freq(s, e, T0);
+    put_str(s, 0, "f", "a-much-longer-value-that-needs-a-new-block", STORE_NO_EXPIRE);
+    assert_int_equal(store_entry_freq(s, get(s, 0, "f", T0), T0), before);
+    put_str(s, 0, "f", "a-much-longer-value-that-needs-a-new-blocK", STORE_NO_EXPIRE);
+    assert_int_equal(store_entry_freq(s, get(s, 0, "f", T0), T0), before);
+    store_access_mode(s, false, STORE_LFU_LOG_FACTOR, STORE_LFU_DECAY_MIN);
 }
 
 static void test_entry_layout(void **state)
@@ -564,13 +584,13 @@ static void test_entry_layout(void **state)
     (void)len;
     put_str(s, 0, "key", "value", STORE_NO_EXPIRE);
     e = get(s, 0, "key", T0);
-    /* 11 fixed bytes, two 1-byte lengths, key, value, rounded up to STORE_ARENA_ALIGN. */
-    assert_int_equal(store_entry_mem(e), 22);
-    assert_int_equal(store_entry_size(3, 5, false), 22);
-    assert_int_equal(store_entry_size(3, 5, true), 30);
-    assert_int_equal(store_entry_size(32, 127, false), 11 + 2 + 32 + 127 + 0);
-    assert_int_equal(store_entry_size(32, 128, false), 11 + 3 + 32 + 128 + 0);
-    assert_int_equal(store_entry_size(32, 16384, false), 11 + 4 + 32 + 16384 + 1);
+    /* 8 fixed bytes, two 1-byte lengths, key, value, rounded up to STORE_ARENA_ALIGN. */
+    assert_int_equal(store_entry_mem(e), 18);
+    assert_int_equal(store_entry_size(3, 5, false), 18);
+    assert_int_equal(store_entry_size(3, 5, true), 26);
+    assert_int_equal(store_entry_size(32, 127, false), 8 + 2 + 32 + 127 + 1);
+    assert_int_equal(store_entry_size(32, 128, false), 8 + 3 + 32 + 128 + 1);
+    assert_int_equal(store_entry_size(32, 16384, false), 8 + 4 + 32 + 16384 + 0);
     /* Val_mut sees the same bytes as val. */
     assert_ptr_equal(store_entry_val_mut(e, &len), store_entry_val(e, &len));
     assert_int_equal(len, 5);

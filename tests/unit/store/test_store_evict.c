@@ -28,7 +28,8 @@ static size_t key_of(char *buf, size_t cap, int i)
     return (size_t)snprintf(buf, cap, "key:%d", i);
 }
 
-static struct store_shard *fill(int n_db, int64_t (*exp_of)(int i))
+/* A shard of N_KEYS keys over n_db dbs, its access fields in LFU mode when lfu. */
+static struct store_shard *fill_as(int n_db, int64_t (*exp_of)(int i), bool lfu)
 {
     struct store_shard *s = NULL;
     char k[32];
@@ -36,6 +37,7 @@ static struct store_shard *fill(int n_db, int64_t (*exp_of)(int i))
 
     memset(v, 'v', sizeof(v));
     assert_int_equal(store_shard_create(&s, n_db), TERSE_OK);
+    store_access_mode(s, lfu, STORE_LFU_LOG_FACTOR, STORE_LFU_DECAY_MIN);
     for (int i = 0; i < N_KEYS; i++) {
         size_t kl = key_of(k, sizeof(k), i);
         assert_int_equal(store_set_str(s, i % n_db, k, kl, v, 20 + (size_t)(i % 80),
@@ -44,6 +46,11 @@ static struct store_shard *fill(int n_db, int64_t (*exp_of)(int i))
     }
     store_rehash_step(s, 1 << 20);
     return s;
+}
+
+static struct store_shard *fill(int n_db, int64_t (*exp_of)(int i))
+{
+    return fill_as(n_db, exp_of, false);
 }
 
 static bool present(struct store_shard *s, int n_db, int i, int64_t now)
@@ -96,7 +103,7 @@ static void test_lru_keeps_recent(void **state)
 
 static void test_lfu_keeps_frequent(void **state)
 {
-    struct store_shard *s = fill(1, NULL);
+    struct store_shard *s = fill_as(1, NULL, true);
     struct store_evict_opts o = opts(STORE_EVICT_LFU, 0);
     int freq_lost = 0;
 
