@@ -83,6 +83,7 @@ void srv_on_accept(struct core_loop *loop, int lfd, void *arg, unsigned events)
         resp_request_init(&c->req, req_realloc, core_free);
         cmd_client_init(&s->cmd, &c->cmd);
         c->srv = s;
+        c->read_want = SRV_READ_CHUNK;
         c->cmd.fd = fd;
         c->cmd.ctime_ms = c->cmd.last_ms = core_time_unix_ms();
         memcpy(c->cmd.addr, addr, sizeof(addr));
@@ -259,7 +260,7 @@ static void on_client_event(struct core_loop *loop, int fd, void *arg, unsigned 
     (void)loop;
     (void)fd;
     if (events & CORE_EV_READ) {
-        size_t want = SRV_READ_CHUNK, got = 0, pend = core_buf_pending(&c->conn.in);
+        size_t want = c->read_want, got = 0, pend = core_buf_pending(&c->conn.in);
         int st;
 
         if (c->req.need > pend && c->req.need - pend > want) {
@@ -272,6 +273,11 @@ static void on_client_event(struct core_loop *loop, int fd, void *arg, unsigned 
         if (st == TERSE_EIO || st == TERSE_ENOMEM) {
             srv_client_close(s, c);
             return;
+        }
+        if (got == want && want == c->read_want && c->read_want < SRV_READ_STREAM) {
+            c->read_want *= 2;
+        } else if (got < SRV_READ_CHUNK / 2) {
+            c->read_want = SRV_READ_CHUNK;
         }
         if (st == TERSE_OK) {
             c->cmd.last_ms = core_time_unix_ms();

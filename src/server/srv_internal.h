@@ -27,7 +27,10 @@
 #include "resp/resp_write.h"
 
 #define SRV_VERSION "0.1.0"
-#define SRV_READ_CHUNK (16 * 1024)     /* bytes read per event, unless a big bulk needs more */
+#define SRV_READ_CHUNK (16 * 1024)     /* bytes read per event at first ... */
+#define SRV_READ_STREAM (128 * 1024)   /* ... doubling up to this while reads fill their request
+                                          (a client streaming a pipeline: fewer, larger reads and
+                                          replies, as Redis's greedy query buffer gives) */
 #define SRV_READ_BIG_MAX (1024 * 1024) /* most bytes read per event for a big bulk */
 #define SRV_IDLE_BUF_KEEP (16 * 1024)  /* buffers of idle clients shrink to this */
 #define SRV_IDLE_BUF_S 2               /* seconds of idleness before that */
@@ -40,6 +43,7 @@ struct srv_client {
     struct srv *srv;           /* back pointer, borrowed */
     int64_t soft_since_ms;     /* when the output soft limit was first exceeded; 0 = not */
     int writing;               /* 1 when the loop watches for writability */
+    uint32_t read_want;        /* bytes the next read asks for (SRV_READ_CHUNK..STREAM) */
 };
 
 /* Snapshot state (srv_persist.c). */
