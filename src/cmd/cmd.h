@@ -232,6 +232,9 @@ enum cmd_evict_result cmd_memory_evict(struct cmd_server *srv, size_t need, uint
  * evicts anything.
  */
 size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want_bytes);
+/* 1 when maxmemory is set and used_memory is within a span's size of it: background
+ * compression waits (it may open a span before it frees one) and writes compress inline. */
+int cmd_memory_near_limit(const struct cmd_server *srv);
 /* 1 when values await background compression and terse-compression is not off (values left
  * pending by a switch to off, or loaded from a snapshot, wait until it is on again). */
 int cmd_compress_pending(const struct cmd_server *srv);

@@ -80,6 +80,12 @@ static uint64_t mem_used(const struct cmd_server *srv)
 /* Room a background compression step may need for a new arena span (the store's largest). */
 #define COMPRESS_HEADROOM (1024u * 1024u + 4096u)
 
+int cmd_memory_near_limit(const struct cmd_server *srv)
+{
+    return srv->settings.maxmemory != 0 &&
+           mem_used(srv) + COMPRESS_HEADROOM > srv->settings.maxmemory;
+}
+
 int cmd_compress_pending(const struct cmd_server *srv)
 {
     return srv->shard != NULL && srv->settings.compression != CMD_COMPRESS_OFF &&
@@ -100,8 +106,7 @@ size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want
     /* Background work must not be what pushes used_memory over maxmemory: a step may open a
      * span before it frees the one it empties. Near the budget, admission compresses instead
      * (want_bytes > 0) and checks used_memory afterwards. */
-    if (want_bytes == 0 && srv->settings.maxmemory != 0 &&
-        mem_used(srv) + COMPRESS_HEADROOM > srv->settings.maxmemory) {
+    if (want_bytes == 0 && cmd_memory_near_limit(srv)) {
         return 0;
     }
     (void)store_compress_step(srv->shard, srv->codec, &b, &saved);

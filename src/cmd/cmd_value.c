@@ -2,11 +2,16 @@
  * cmd_value: the value path, so that every family stores and reads strings the same way:
  *
  *   write: bytes -> integer-looking? store_set_int
- *                  : shorter than CODEC_RAW_MAX, terse-compression inline, or an overwrite
- *                    of a value held compressed (overwrite_wants_inline):
+ *                  : CODEC_RAW_MAX bytes or more, terse-compression off:
+ *                        codec_value_encode_raw(scratch2) -> store
+ *                  : CODEC_RAW_MAX bytes or more, background, used_memory not at maxmemory
+ *                    (cmd_memory_near_limit), not an overwrite of a value held compressed
+ *                    (overwrite_wants_inline):
+ *                        codec_value_encode_raw(scratch2) -> store, marked pending
+ *                        (compressed later by store_compress_step)
+ *                  : else (inline, or background at the limit or on such an overwrite, or a
+ *                    value too short to compress):
  *                        codec_value_encode(scratch2) -> store
- *                  : else codec_value_encode_raw(scratch2) -> store, marked pending
- *                        (background: compressed later by store_compress_step; off: never)
  *   read:  entry -> int? format : codec_value_decode straight into the reply buffer
  *
  * Scratch buffers belong to struct cmd_server; they are grown here and reused, so a warm
@@ -203,14 +208,17 @@ int cmd_value_store(struct cmd_call *c, int db, const struct resp_slice *key, co
     if (st != TERSE_OK) {
         return st;
     }
-    if (len >= CODEC_RAW_MAX && c->srv->settings.compression != CMD_COMPRESS_INLINE &&
-        !overwrite_wants_inline(s, db, key, len, c->now_ms)) {
-        /* Compression costs a quarter of SET throughput inline: store raw (a memcpy and the
-         * checksum) and let the background compress it. */
+    if (len >= CODEC_RAW_MAX && c->srv->settings.compression == CMD_COMPRESS_OFF) {
         st = codec_value_encode_raw(p, len, c->srv->scratch2, c->srv->scratch2_cap, &stored_len);
-        if (c->srv->settings.compression == CMD_COMPRESS_BACKGROUND) {
-            flags |= STORE_SET_PENDING;
-        }
+    } else if (len >= CODEC_RAW_MAX && c->srv->settings.compression == CMD_COMPRESS_BACKGROUND &&
+               !cmd_memory_near_limit(c->srv) &&
+               !overwrite_wants_inline(s, db, key, len, c->now_ms)) {
+        /* Compression costs a quarter of SET throughput inline: store raw (a memcpy and the
+         * checksum) and let the background compress it. Not at the memory limit: there the
+         * background waits, and admission would compress the value anyway, later and at more
+         * cost (a second copy, a move, a new span), before evicting anything. */
+        st = codec_value_encode_raw(p, len, c->srv->scratch2, c->srv->scratch2_cap, &stored_len);
+        flags |= STORE_SET_PENDING;
     } else {
         st = codec_value_encode(c->srv->codec, p, len, c->srv->scratch2, c->srv->scratch2_cap,
                                 &stored_len);

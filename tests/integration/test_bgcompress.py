@@ -9,6 +9,7 @@ it evicts anything. These tests check what a client can see of that:
 - a snapshot saved with pending values loads them back pending, then compressed;
 - under maxmemory, compression happens before eviction: fewer keys evicted than with
   terse-compression off;
+- terse-compression off never compresses, not even an overwrite of a compressed value;
 - CONFIG GET/SET terse-compression and terse-compression-level.
 """
 
@@ -139,6 +140,23 @@ def test_compress_before_evicting(spawn):
     assert off > 2000, off
     assert bg < off / 4, (bg, off)
     print("evicted: off %d, background %d" % (off, bg))
+
+
+def test_off_stores_overwrites_raw(spawn):
+    """terse-compression off stores every value raw, also an overwrite of a value that is held
+    compressed (written while compression was on)."""
+    s = spawn("terse")
+    size = 3000
+    with s.raw() as c:
+        c.call("SET", "w", text(1, size))
+        fields = wait_compressed(c)
+        assert int(fields["dataset_value_bytes"]) < size / 3, fields  # held compressed
+        assert c.call("CONFIG", "SET", "terse-compression", "off") == b"+OK\r\n"
+        assert c.call("SET", "w", text(2, size)) == b"+OK\r\n"
+        fields = info(c)
+        assert int(fields["dataset_value_bytes"]) >= size, fields  # held raw
+        assert int(fields["values_pending"]) == 0, fields
+        assert c.call("GET", "w") == b"$%d\r\n%s\r\n" % (size, text(2, size))
 
 
 def test_config(spawn):
