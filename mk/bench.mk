@@ -5,14 +5,20 @@
 #                                throughput (uniform, Zipf 0.99), terse/redis ratios
 #   make bench-memory N=100000   a quick run
 #   make bench-evict             both servers at maxmemory 256mb, allkeys-lru: Zipf hit rates
+#   make bench-growth            p50/p99/p99.9 GET latency at rest and while terse grows to
+#                                N=10000000 small keys (its own default; N=... overrides it)
 #
-# CORPUS_ARGS passes options through to bench/corpus_driver.py (e.g. CORPUS_ARGS="--rounds 7").
+# CORPUS_ARGS passes options through to bench/corpus_driver.py (e.g. CORPUS_ARGS="--rounds 7"),
+# GROWTH_ARGS to bench/growth_bench.py (e.g. GROWTH_ARGS="--redis --seconds 30").
 
 N ?= 1000000
 CORPUS_ARGS ?=
 CORPUS_BENCH := $(BUILD)/bench/corpus_bench
+GROWTH_ARGS ?=
+# The memory issue's bar is at 10M keys: bench-growth keeps that default unless N is given.
+GROWTH_N = $(if $(filter command line environment,$(origin N)),$(N),10000000)
 
-.PHONY: bench-memory bench-evict corpus-bench
+.PHONY: bench-memory bench-evict bench-growth corpus-bench
 
 $(CORPUS_BENCH): bench/corpus_bench.c
 	@mkdir -p $(dir $@)
@@ -27,3 +33,6 @@ bench-memory: $(SERVER) $(CORPUS_BENCH)
 bench-evict: $(SERVER) $(CORPUS_BENCH)
 	$(PYTHON) bench/corpus_driver.py --terse $(SERVER) --loader $(CORPUS_BENCH) \
 		--shared $(CURDIR)/../shared -n $(N) --evict $(CORPUS_ARGS)
+
+bench-growth: $(SERVER)
+	$(PYTHON) bench/growth_bench.py --terse $(SERVER) -n $(GROWTH_N) $(GROWTH_ARGS)
