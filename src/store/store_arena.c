@@ -14,8 +14,10 @@
  * small cache of empty shared spans (STORE_SPAN_CACHE_MAX spans, STORE_SPAN_CACHE_BYTES or
  * one span, so it hides little from the memory budget) that the next span_open reuses:
  * a workload that churns spans (overwrites that do not fit in place, background compression
- * moving values) then allocates nothing in steady state; the cron frees a cache that went
- * unused for a period (store_arena_cache_trim). Compaction
+ * moving values, eviction compacting) then allocates nothing in steady state and takes no
+ * page faults on fresh spans (store_arena_grow_cost still charges a new span: the span size
+ * may change before the write opens one). The cron frees a cache that went unused for a
+ * period (store_arena_cache_trim). Compaction
  * (store_arena_compact, bounded steps from the cron and from eviction) evacuates the span
  * with the fewest live bytes while the arena holds more than STORE_COMPACT_SLACK_PCT percent
  * over the live bytes plus the current span: each live entry is copied to the current span
@@ -352,11 +354,6 @@ size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force)
         a->victim_off += (uint32_t)size;
     }
     return moved;
-}
-
-void store_arena_cache_flush(struct store_shard *s)
-{
-    cache_flush(&s->arena);
 }
 
 void store_arena_cache_trim(struct store_shard *s)

@@ -245,7 +245,6 @@ size_t store_evict(struct store_shard *s, const struct store_evict_opts *o, size
     if (n_evicted != NULL) {
         *n_evicted = n_ev;
     }
-    store_arena_cache_flush(s); /* eviction is for memory: emptied spans go back */
     return (size_t)(start - store_logical(s));
 }
 

@@ -291,8 +291,6 @@ size_t store_arena_grow_cost(const struct store_shard *s, size_t size);
 uint64_t store_arena_dead(const struct store_arena *a);
 /* Frees every span (the shard is empty or being destroyed). */
 void store_arena_clear(struct store_shard *s);
-/* Frees the cached empty spans now (eviction: the memory is what it is for). */
-void store_arena_cache_flush(struct store_shard *s);
 /* Frees the cached empty spans unless one was taken since the last call (cron: churn keeps
  * its spans, an idle arena gives them back within two calls). */
 void store_arena_cache_trim(struct store_shard *s);
