@@ -105,6 +105,10 @@ struct cmd_hooks {
     /* Bytes the server holds now (INFO used_memory), cheap enough to call per command: the
      * maxmemory admission check reads it. NULL: no accounting, no admission check. */
     uint64_t (*mem_used)(void *srv);
+    /* Shrinks the empty buffers of every client but current (which is mid-command) to a
+     * small floor: what a maxmemory admission frees before it evicts or refuses, as Redis
+     * frees reply blocks once sent. May be NULL. */
+    void (*trim_buffers)(void *srv, const struct cmd_client *current);
     /* Persistence (server/srv_persist.c). Each may be NULL: SAVE and BGSAVE then fail. */
     int (*save)(void *srv);                /* SAVE in the foreground: enum cmd_save_result */
     int (*bgsave)(void *srv, int schedule); /* BGSAVE [SCHEDULE]: enum cmd_save_result */
@@ -175,6 +179,7 @@ struct cmd_server {
     uint64_t next_client_id;
     int64_t start_ms;            /* process start, unix ms */
     uint64_t used_memory_startup; /* hooks.mem_used at cmd_server_init (INFO, MEMORY STATS) */
+    int64_t last_trim_ms;        /* when admission last called hooks.trim_buffers */
     /* Changes since the last successful save (rdb_changes_since_last_save): cmd_dispatch
      * adds, after every CMD_WRITE command, the number of keys it names (at least 1); the
      * server subtracts what a snapshot covered. Not reset by CONFIG RESETSTAT. */

@@ -25,7 +25,10 @@
  * Values awaiting background compression (terse-compression background) are compressed
  * before any key is evicted: cmd_memory_evict first runs compression steps within the same
  * time budget, crediting the drop of mem_used they cause, and evicts only if that was not
- * enough.
+ * enough. Under noeviction, what deleted keys left dead in the arena is then compacted away
+ * (store_reclaim) before a write is refused, as a DEL in Redis gives its memory back at once.
+ * Before any of it, the emptied buffers of other clients shrink back (hooks.trim_buffers):
+ * a pipeline's replies or requests would otherwise keep their high-water mark in the budget.
  *
  * Freed bytes are credited as the larger of what store_evict reports and the drop of
  * mem_used, so a store that keeps freed space in its arenas (reusable, not returned to the
@@ -44,6 +47,7 @@
 #include "terse/status.h"
 
 #define EVICT_CHUNK_KEYS 16              /* keys per store_evict call between clock reads */
+#define RECLAIM_STEP_BYTES (64u * 1024)  /* bytes store_reclaim moves between clock reads */
 #define EVICT_TENACITY_LINEAR 10         /* up to here: EVICT_US_PER_TENACITY per step */
 #define EVICT_US_PER_TENACITY 50         /* microseconds */
 #define EVICT_TENACITY_UNLIMITED 100     /* this tenacity evicts until done */
@@ -116,6 +120,20 @@ size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want
     return saved;
 }
 
+/* Under noeviction: one step compacting away what deleted keys left dead in the arena.
+ * CMD_EVICT_OK when the write fits, CMD_EVICT_RUNNING when the step moved something (the
+ * caller estimates the write again: the step may have opened a span with room for it), or
+ * CMD_EVICT_FAIL when nothing is left to reclaim. */
+static enum cmd_evict_result reclaim(struct cmd_server *srv, size_t need)
+{
+    size_t moved = store_reclaim(srv->shard, RECLAIM_STEP_BYTES);
+
+    if (mem_used(srv) + need <= srv->settings.maxmemory) {
+        return CMD_EVICT_OK;
+    }
+    return moved > 0 ? CMD_EVICT_RUNNING : CMD_EVICT_FAIL;
+}
+
 enum cmd_evict_result cmd_memory_evict(struct cmd_server *srv, size_t need, uint64_t budget_us,
                                        int64_t now_ms)
 {
@@ -129,7 +147,7 @@ enum cmd_evict_result cmd_memory_evict(struct cmd_server *srv, size_t need, uint
     if (used + need <= st->maxmemory) {
         return CMD_EVICT_OK;
     }
-    if (srv->shard == NULL || (!st->evict_enabled && !cmd_compress_pending(srv))) {
+    if (srv->shard == NULL) {
         return CMD_EVICT_FAIL;
     }
     target = used + need - st->maxmemory;
@@ -148,12 +166,12 @@ enum cmd_evict_result cmd_memory_evict(struct cmd_server *srv, size_t need, uint
         }
         spent = srv->hooks.now_us != NULL ? srv->hooks.now_us(srv->hooks.srv) - start_us : 0;
         if (spent >= budget_us && cmd_compress_pending(srv)) {
-            /* Memory is going down; under noeviction the write still has to fit now. */
-            return st->evict_enabled ? CMD_EVICT_RUNNING : CMD_EVICT_FAIL;
+            /* Memory is going down: a write comes back for more (cmd_memory_admit). */
+            return CMD_EVICT_RUNNING;
         }
     }
     if (!st->evict_enabled) {
-        return CMD_EVICT_FAIL;
+        return reclaim(srv, need);
     }
     for (;;) {
         size_t n = 0, rel;
@@ -253,6 +271,12 @@ int cmd_memory_admit(struct cmd_call *c, const struct cmd_def *d)
     /* Reads and deletes evict too while memory is over the limit (Redis does it before every
      * command), but are never refused. */
     need = (d->flags & CMD_DENYOOM) ? write_cost(c, d) : 0;
+    if (mem_used(srv) + need > srv->settings.maxmemory && srv->hooks.trim_buffers != NULL &&
+        c->now_ms != srv->last_trim_ms) {
+        /* Idle clients' grown buffers first (at most once a millisecond: O(clients)). */
+        srv->last_trim_ms = c->now_ms;
+        srv->hooks.trim_buffers(srv->hooks.srv, c->cl);
+    }
     r = cmd_memory_evict(srv, need,
                          cmd_memory_evict_budget_us(srv->settings.maxmemory_eviction_tenacity),
                          c->now_ms);
@@ -260,6 +284,7 @@ int cmd_memory_admit(struct cmd_call *c, const struct cmd_def *d)
      * going down, keep going until the write fits (each round evicts or compresses something,
      * and what one write needs is bounded by its size) or nothing is left to evict. */
     while (r == CMD_EVICT_RUNNING && (d->flags & CMD_DENYOOM)) {
+        need = write_cost(c, d); /* what was freed or moved may have changed it */
         r = cmd_memory_evict(srv, need,
                              cmd_memory_evict_budget_us(srv->settings.maxmemory_eviction_tenacity),
                              c->now_ms);

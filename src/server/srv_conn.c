@@ -171,6 +171,12 @@ static int flush_client(struct srv *s, struct srv_client *c)
         core_loop_mod(s->loop, c->conn.fd,
                       CORE_EV_READ | (c->writing ? (unsigned)CORE_EV_WRITE : 0u));
     }
+    if (st == TERSE_OK && cmd_memory_near_limit(&s->cmd)) {
+        /* At maxmemory, a buffer grown by a pipeline gives its room back once it is empty
+         * (as Redis frees reply blocks once sent), not after SRV_IDLE_BUF_S of idleness. */
+        core_buf_shrink(&c->conn.in, SRV_IDLE_BUF_KEEP);
+        core_buf_shrink(&c->conn.out, SRV_IDLE_BUF_KEEP);
+    }
     return 0;
 }
 

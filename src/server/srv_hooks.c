@@ -151,6 +151,19 @@ static uint64_t hook_mem_used(void *arg)
     return core_mem_used();
 }
 
+static void hook_trim_buffers(void *arg, const struct cmd_client *current)
+{
+    struct srv *s = arg;
+
+    for (struct cmd_client *cl = s->cmd.clients; cl != NULL; cl = cl->next) {
+        struct srv_client *c = srv_client_of(cl);
+        if (cl != current) {
+            core_buf_shrink(&c->conn.in, SRV_IDLE_BUF_KEEP);
+            core_buf_shrink(&c->conn.out, SRV_IDLE_BUF_KEEP);
+        }
+    }
+}
+
 /* The store's eviction parameters for a maxmemory-policy (noeviction gives LRU, unused). */
 static void evict_opts(struct store_evict_opts *o, int policy)
 {
@@ -216,4 +229,5 @@ void srv_hooks_install(struct srv *s)
     h->shutdown = hook_shutdown;
     h->log_warning = hook_log_warning;
     h->mem_used = hook_mem_used;
+    h->trim_buffers = hook_trim_buffers;
 }

@@ -454,6 +454,11 @@ size_t store_maintain(struct store_shard *s, size_t max_bytes)
     return store_arena_compact(s, max_bytes, false);
 }
 
+size_t store_reclaim(struct store_shard *s, size_t max_bytes)
+{
+    return store_arena_compact(s, max_bytes, true);
+}
+
 void store_stats_get(const struct store_shard *s, struct store_stats *out)
 {
     out->expired_keys = s->expired_keys;

@@ -227,6 +227,12 @@ void store_rehash_step(struct store_shard *s, int n);
  * May allocate a span; a failure stops the step. Entry pointers are invalid after it. */
 size_t store_maintain(struct store_shard *s, size_t max_bytes);
 
+/* The same whatever the share of dead space, as long as a span outside the current one is not
+ * nearly full: what deleted keys left behind goes back to the allocator without losing a
+ * key (maxmemory under noeviction, where nothing else would give it back). Returns the bytes
+ * moved (0: nothing to reclaim). May allocate a span. Entry pointers are invalid after it. */
+size_t store_reclaim(struct store_shard *s, size_t max_bytes);
+
 /* ---- background compression -------------------------------------------------------------- */
 
 struct codec_ctx;

@@ -531,11 +531,15 @@ static void test_evict_down_bounded(void **state)
     /* No limit: no eviction at all. */
     f->srv.settings.maxmemory = 0;
     assert_int_equal(cmd_memory_evict(&f->srv, 1u << 30, 0, T0_MS), CMD_EVICT_OK);
-    /* noeviction over the limit fails and deletes nothing. */
+    /* noeviction over the limit compacts what the evictions left dead (running while it
+     * moves something), then fails, and deletes nothing. */
     set_policy(f, "noeviction", STORE_EVICT_LRU, 0);
     f->srv.settings.maxmemory = BASE_USED;
     steps = (int)dbsize(f);
-    assert_int_equal(cmd_memory_evict(&f->srv, 0, 0, T0_MS), CMD_EVICT_FAIL);
+    for (int i = 0; i < 1000 && (r = cmd_memory_evict(&f->srv, 0, 0, T0_MS)) == CMD_EVICT_RUNNING;
+         i++) {
+    }
+    assert_int_equal(r, CMD_EVICT_FAIL);
     assert_int_equal(dbsize(f), (size_t)steps);
 }
 
