@@ -10,10 +10,13 @@
  * SRV_IDLE_COMPRESS_US whenever the loop is idle (srv_idle: no event for SRV_IDLE_GRACE_MS,
  * so the gaps of a client's pipelined stream are not taken for idle time; from then on the
  * loop polls without waiting while values are pending, and a request that arrives waits for
- * at most one step), and for CRON_COMPRESS_PCT of every cron period, so it progresses under a load that
- * never leaves the loop idle without taking a large share from requests. Under memory
- * pressure, admission compresses before evicting (cmd_memory.c).
+ * at most one step), and for CRON_COMPRESS_PCT of every cron period, so it progresses under a
+ * load that never leaves the loop idle without taking a large share from requests. Under
+ * memory pressure, admission compresses before evicting (cmd_memory.c); within a span of
+ * maxmemory only the cron compresses, and evicts (or reclaims) right after.
  */
+#include <stdint.h>
+
 #include "core/core_time.h"
 #include "server/srv_internal.h"
 #include "store/store.h"
@@ -45,8 +48,8 @@ int srv_poll_timeout_ms(const struct srv *s)
 {
     int cron = srv_cron_timeout_ms(s);
 
-    if (!cmd_compress_pending(&s->cmd)) {
-        return cron;
+    if (!cmd_compress_pending(&s->cmd) || cmd_memory_near_limit(&s->cmd)) {
+        return cron; /* nothing to do, or only the cron may do it (srv_cron) */
     }
     return s->idle || cron < SRV_IDLE_GRACE_MS ? 0 : SRV_IDLE_GRACE_MS;
 }
@@ -85,7 +88,16 @@ void srv_cron(struct srv *s)
         budget_us += budget_us * (uint64_t)(s->cfg.active_expire_effort - 1) / 4u;
         store_active_expire(s->shard, now, budget_us, mono_us);
     }
-    (void)cmd_compress_step(&s->cmd, (uint64_t)period * 1000u * CRON_COMPRESS_PCT / 100u, 0);
+    budget_us = (uint64_t)period * 1000u * CRON_COMPRESS_PCT / 100u;
+    if (cmd_compress_pending(&s->cmd) && cmd_memory_near_limit(&s->cmd)) {
+        /* At the limit the idle-time steps wait (a step may open a span before it frees
+         * one). Here the step runs anyway and eviction, or reclaim under noeviction, takes
+         * used_memory back under maxmemory right after: pending values never wait forever. */
+        (void)cmd_compress_step(&s->cmd, budget_us, SIZE_MAX);
+        cmd_memory_evict(&s->cmd, 0, CRON_EVICT_BUDGET_US, now);
+    } else {
+        (void)cmd_compress_step(&s->cmd, budget_us, 0);
+    }
     if (s->cfg.activerehashing) {
         store_rehash_step(s->shard, CRON_REHASH_STEPS);
     }
