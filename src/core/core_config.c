@@ -334,6 +334,19 @@ void core_config_bind_clear(struct core_config_bind *b)
     b->n_addr = 0;
 }
 
+static bool bind_addr_ok(const char *a)
+{
+    if (*a == '\0') {
+        return false;
+    }
+    for (; *a != '\0'; a++) {
+        if (*a <= ' ' || *a >= 0x7f) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static int apply_bind(struct core_config *c, const struct core_config_opt *o, size_t argc,
                       char **argv, char *why, size_t why_cap)
 {
@@ -351,6 +364,13 @@ static int apply_bind(struct core_config *c, const struct core_config_opt *o, si
         if (len > CORE_CONFIG_BIND_ADDR_MAX) {
             core_config_bind_clear(&nb);
             core_config_err_fmt(why, why_cap, "bind address too long");
+            return TERSE_ECONFIG;
+        }
+        if (!bind_addr_ok(argv[i])) {
+            /* An address is one word of visible characters: CONFIG GET joins them with
+             * spaces, and CONFIG SET must read back what it gave. */
+            core_config_bind_clear(&nb);
+            core_config_err_fmt(why, why_cap, "Invalid bind address");
             return TERSE_ECONFIG;
         }
         nb.addr[i] = core_strndup(argv[i], len);

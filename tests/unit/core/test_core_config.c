@@ -324,6 +324,15 @@ static void test_bind(void **state)
     assert_int_equal(load(f, "bind \"\"\n"), TERSE_OK);
     assert_int_equal(f->c.bind.n_addr, 0);
     assert_string_equal(get(f, "bind"), "");
+    /* An address is one word of visible characters: GET joins the words with spaces and a
+     * SET of that text must give them back (the config fuzzer found a quoted one that did
+     * not). */
+    assert_int_equal(load(f, "bind 127.0.0.1\n"), TERSE_OK);
+    assert_int_equal(load(f, "bind 10.0.0.1 \"a b\"\n"), TERSE_ECONFIG);
+    check_reason(f, "Invalid bind address");
+    assert_int_equal(load(f, "bind \"\\x01\"\n"), TERSE_ECONFIG);
+    assert_int_equal(load(f, "bind 10.0.0.1 \"\"\n"), TERSE_ECONFIG);
+    assert_string_equal(get(f, "bind"), "127.0.0.1");
 }
 
 static void test_save(void **state)
