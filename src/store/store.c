@@ -446,17 +446,18 @@ void store_rehash_step(struct store_shard *s, int n)
     for (int i = 0; i < s->n_db; i++) {
         store_index_maybe_shrink(s, &s->db[i], n);
     }
-    (void)store_arena_compact(s, (size_t)(n > 0 ? n : 0) * STORE_COMPACT_BYTES_PER_STEP, false);
+    (void)store_arena_compact(s, (size_t)(n > 0 ? n : 0) * STORE_COMPACT_BYTES_PER_STEP, false,
+                              NULL, NULL);
 }
 
 size_t store_maintain(struct store_shard *s, size_t max_bytes)
 {
-    return store_arena_compact(s, max_bytes, false);
+    return store_arena_compact(s, max_bytes, false, NULL, NULL);
 }
 
 size_t store_reclaim(struct store_shard *s, size_t max_bytes)
 {
-    return store_arena_compact(s, max_bytes, true);
+    return store_arena_compact(s, max_bytes, true, NULL, NULL);
 }
 
 void store_stats_get(const struct store_shard *s, struct store_stats *out)

@@ -21,7 +21,8 @@
  * (store_arena_compact, bounded steps from the cron and from eviction) evacuates the span
  * with the fewest live bytes while the arena holds more than STORE_COMPACT_SLACK_PCT percent
  * over the live bytes plus the current span: each live entry is copied to the current span
- * and the one link naming it (found again through its key's hash) is repointed.
+ * and the one link naming it (found again through its key's hash) is repointed, unless the
+ * caller's drop function deletes it instead (eviction: a cold entry goes rather than moves).
  */
 #include "store/store_internal.h"
 
@@ -261,31 +262,39 @@ size_t store_arena_record_size(const uint8_t *p)
     return l.size;
 }
 
-/* Copies the live entry at ref r elsewhere and repoints its link; TERSE_ENOMEM stops. */
-static int relocate(struct store_shard *s, store_ref r, size_t size)
+/* The link naming the live entry at ref r, and its db. */
+static uint8_t *link_of_ref(struct store_shard *s, store_ref r, struct store_db **d)
 {
-    struct store_entry *old = store_arena_ptr(&s->arena, r);
+    uint32_t klen;
+    const uint8_t *key = store_entry_keyp(store_arena_ptr(&s->arena, r), &klen);
+    uint64_t h = store_hash(s, key, klen);
+
+    for (int i = 0; i < s->n_db; i++) {
+        uint8_t *link = store_index_find_ref(s, &s->db[i], h, r);
+        if (link != NULL) {
+            *d = &s->db[i];
+            return link;
+        }
+    }
+    assert(!"a live entry is in no index");
+    return NULL;
+}
+
+/* Copies the live entry at ref r (named by link) elsewhere and repoints the link; a link is
+ * a bucket head or a field inside an entry, neither of which an allocation moves.
+ * TERSE_ENOMEM stops. */
+static int relocate(struct store_shard *s, store_ref r, size_t size, uint8_t *link)
+{
     struct store_entry *ne;
     store_ref nr;
-    uint32_t klen;
-    const uint8_t *key = store_entry_keyp(old, &klen);
-    uint64_t h = store_hash(s, key, klen);
 
     if (store_arena_alloc(s, size, &nr, &ne) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
-    old = store_arena_ptr(&s->arena, r); /* the span table may have moved */
-    memcpy(ne, old, size);
-    for (int i = 0; i < s->n_db; i++) {
-        uint8_t *link = store_index_find_ref(s, &s->db[i], h, r);
-        if (link != NULL) {
-            store_link_put(link, nr);
-            store_pending_add(s, nr, ne);
-            store_arena_release(s, r, size);
-            return TERSE_OK;
-        }
-    }
-    assert(!"a live entry is in no index");
+    memcpy(ne, store_arena_ptr(&s->arena, r), size); /* the span table may have moved */
+    store_link_put(link, nr);
+    store_pending_add(s, nr, ne);
+    store_arena_release(s, r, size);
     return TERSE_OK;
 }
 
@@ -317,12 +326,13 @@ static bool compact_wanted(const struct store_shard *s)
     return store_arena_dead(&s->arena) * 100 > s->entry_bytes * STORE_COMPACT_SLACK_PCT;
 }
 
-size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force)
+size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force,
+                           store_drop_fn drop, void *arg)
 {
     struct store_arena *a = &s->arena;
-    size_t moved = 0;
+    size_t done = 0;
 
-    while (moved < max_bytes) {
+    while (done < max_bytes) {
         struct store_span *sp;
         const uint8_t *p;
         size_t size;
@@ -343,17 +353,25 @@ size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force)
         size = store_arena_record_size(p);
         if (p[0] != STORE_FILL_2 && p[0] != STORE_FILL_N && !(p[0] & STORE_META_DEAD)) {
             uint32_t v = a->victim;
+            store_ref r = store_ref_make(v, (uint32_t)(p - sp->base));
+            struct store_db *d = NULL;
+            uint8_t *link = link_of_ref(s, r, &d);
+            enum store_drop act = drop != NULL ? drop(arg, d, link) : STORE_DROP_KEEP;
+
+            if (act == STORE_DROP_STOP) {
+                break; /* the entry stays; the next step starts with it */
+            }
             a->victim_off += (uint32_t)size; /* before: releasing the last one frees it */
-            if (relocate(s, store_ref_make(v, (uint32_t)(p - sp->base)), size) != TERSE_OK) {
+            if (act == STORE_DROP_KEEP && relocate(s, r, size, link) != TERSE_OK) {
                 a->victim_off -= a->victim == v ? (uint32_t)size : 0;
                 break;
             }
-            moved += size;
+            done += size;
             continue;
         }
         a->victim_off += (uint32_t)size;
     }
-    return moved;
+    return done;
 }
 
 void store_arena_cache_trim(struct store_shard *s)

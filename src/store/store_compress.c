@@ -238,7 +238,7 @@ size_t store_compress_step(struct store_shard *s, struct codec_ctx *c,
         /* Forced: the spans values were moved out of are evacuated whatever the arena's
          * overall slack (STORE_COMPACT_SLACK_PCT would leave up to that much of the memory
          * compression won in holes), within the bytes this step freed. */
-        (void)store_arena_compact(s, freed_total, true);
+        (void)store_arena_compact(s, freed_total, true, NULL, NULL);
     }
     if (s->zbuf_cap > STORE_ZBUF_KEEP) {
         core_free(s->zbuf);

@@ -180,6 +180,7 @@ struct store_shard {
     struct store_arena arena;
     int evict_db_next;      /* db the next random eviction starts from */
     int n_pool;             /* candidates in pool[0 .. n_pool-1], sorted by score */
+    int pool_policy;        /* enum store_evict_policy the pool's scores were computed for */
     struct store_evict_cand pool[STORE_EVICT_POOL];
     uint64_t n_pending;     /* live entries with STORE_META_PENDING */
     uint64_t pending_bytes; /* sum of their stored value lengths */
@@ -280,11 +281,19 @@ int store_arena_alloc(struct store_shard *s, size_t size, store_ref *r, struct s
 void store_arena_release(struct store_shard *s, store_ref r, size_t size);
 /* Gives back the tail [keep, size) of a record that was rewritten shorter in place. */
 void store_arena_shrink(struct store_shard *s, store_ref r, size_t size, size_t keep);
+/* What a drop function decides for a live entry compaction is about to move. */
+enum store_drop {
+    STORE_DROP_KEEP, /* move it */
+    STORE_DROP_DONE, /* the function deleted it */
+    STORE_DROP_STOP  /* leave it where it is and end the step (the next step resumes there) */
+};
+typedef enum store_drop (*store_drop_fn)(void *arg, struct store_db *d, uint8_t *link);
 /* One bounded compaction step: moves live entries out of the sparsest span, at most
  * max_bytes of them, if span bytes exceed live by STORE_COMPACT_SLACK_PCT (or whenever a span
- * is not nearly full, with force). Returns the bytes moved. May allocate a span (a failure
- * just stops the step). */
-size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force);
+ * is not nearly full, with force); drop (may be NULL) decides about each first. Returns the
+ * bytes moved or dropped. May allocate a span (a failure just stops the step). */
+size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force,
+                           store_drop_fn drop, void *arg);
 /* Bytes the arena would allocate to place a record of size bytes now (0 when it fits). */
 size_t store_arena_grow_cost(const struct store_shard *s, size_t size);
 /* Dead bytes compaction could reclaim (outside the current span). */

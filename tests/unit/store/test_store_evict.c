@@ -101,6 +101,40 @@ static void test_lru_keeps_recent(void **state)
     store_shard_destroy(&s);
 }
 
+/* With deletes leaving spans half dead, eviction's compaction meets cold entries as it
+ * evacuates them and deletes those instead of moving them: still one key at a time, the count
+ * exact, and hot keys kept. */
+static void test_lru_through_compaction(void **state)
+{
+    struct store_shard *s = fill(1, NULL);
+    struct store_evict_opts o = opts(STORE_EVICT_LRU, 0);
+    int64_t now = T0 + 1000000;
+    int hot_lost = 0;
+    size_t keys;
+
+    (void)state;
+    for (int i = 0; i < N_KEYS / 2; i += 3) { /* dead space in the older spans */
+        char k[32];
+        size_t kl = key_of(k, sizeof(k), i);
+        assert_int_equal(store_delete(s, 0, k, kl, T0), 1);
+    }
+    for (int i = N_KEYS / 2; i < N_KEYS; i++) { /* the newer half is hot */
+        char k[32];
+        size_t kl = key_of(k, sizeof(k), i);
+        assert_non_null(store_lookup(s, 0, k, kl, now, STORE_LOOKUP_TOUCH));
+    }
+    assert_true(store_arena_dead(&s->arena) >= s->arena.span[s->arena.cur].cap);
+    keys = store_dbsize(s, 0);
+    evict_n(s, &o, N_KEYS / 4, now);
+    assert_int_equal(store_dbsize(s, 0), keys - N_KEYS / 4);
+    for (int i = N_KEYS / 2; i < N_KEYS; i++) {
+        hot_lost += present(s, 1, i, now) ? 0 : 1;
+    }
+    assert_true(hot_lost < N_KEYS / 4 / 20);
+    assert_int_equal(store_verify(s), TERSE_OK);
+    store_shard_destroy(&s);
+}
+
 static void test_lfu_keeps_frequent(void **state)
 {
     struct store_shard *s = fill_as(1, NULL, true);
@@ -330,6 +364,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lru_keeps_recent),
+        cmocka_unit_test(test_lru_through_compaction),
         cmocka_unit_test(test_lfu_keeps_frequent),
         cmocka_unit_test(test_ttl_soonest_first),
         cmocka_unit_test(test_volatile_never_persistent),
