@@ -31,6 +31,7 @@
 #define LZ4_STATIC_LINKING_ONLY /* LZ4_compress_fast_extState_fastReset: liblz4.a is linked */
 #include "codec/codec_value.h"
 
+#include "codec/codec_varint.h"
 #include "terse/status.h"
 
 #include <limits.h>
@@ -167,31 +168,6 @@ codec_ctx_stats(const struct codec_ctx *c, struct codec_stats *out)
 
 /* ---- header ------------------------------------------------------------------------------ */
 
-static size_t
-varint_len(size_t v)
-{
-    size_t n = 1;
-
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-static size_t
-varint_put(uint8_t *p, size_t v)
-{
-    size_t n = 0;
-
-    while (v >= 0x80) {
-        p[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
 /* Reads a minimal LEB128 of at most VARINT_MAX bytes. Returns its length, or 0 if malformed. */
 static size_t
 varint_get(const uint8_t *p, size_t avail, uint64_t *v)
@@ -234,7 +210,7 @@ u64_get_le(const uint8_t *p)
 static inline __attribute__((always_inline)) size_t
 header_len_for(size_t orig_len)
 {
-    return 1 + varint_len(orig_len) + CHECKSUM_LEN;
+    return 1 + codec_varint_len(orig_len) + CHECKSUM_LEN;
 }
 
 /* Inlined on purpose: it sits on every encode, and the raw encode's budget is ~250 Ir. */
@@ -244,7 +220,7 @@ header_put(uint8_t *p, enum codec_kind kind, size_t orig_len, uint64_t sum, uint
     size_t n = 0;
 
     p[n++] = (uint8_t)((CODEC_VALUE_VERSION << 4) | (unsigned)kind);
-    n += varint_put(p + n, orig_len);
+    n += codec_varint_put(p + n, orig_len);
     u64_put_le(p + n, sum);
     n += CHECKSUM_LEN;
     if (kind == CODEC_ZSTD) {

@@ -19,6 +19,8 @@
 #ifndef TERSE_PERSIST_INTERNAL_H
 #define TERSE_PERSIST_INTERNAL_H
 
+#include "codec/codec_varint.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -79,17 +81,11 @@ static inline uint64_t persist_get_u64(const uint8_t *p)
     return (uint64_t)persist_get_u32(p) | (uint64_t)persist_get_u32(p + 4) << 32;
 }
 
-/* Writes v as LEB128 into p (PERSIST_VARINT_MAX bytes of room); returns the length. */
+/* Writes v as LEB128 into p (PERSIST_VARINT_MAX bytes of room); returns the length. The
+ * encoding is the codec's, shared with the value header and the store's entries. */
 static inline size_t persist_put_varint(uint8_t *p, uint64_t v)
 {
-    size_t n = 0;
-
-    while (v >= 0x80) {
-        p[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
+    return codec_varint_put(p, v);
 }
 
 static inline uint64_t persist_zigzag(int64_t v)

@@ -9,6 +9,8 @@
  */
 #include "store/store_internal.h"
 
+#include "codec/codec_varint.h"
+
 #include <assert.h>
 
 static bool entry_has_expire(const struct store_entry *e)
@@ -16,27 +18,8 @@ static bool entry_has_expire(const struct store_entry *e)
     return (e->meta & STORE_META_EXPIRE) != 0;
 }
 
-static size_t varint_size(uint32_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-static size_t varint_put(uint8_t *p, uint32_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) {
-        p[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
+/* The lengths are written with codec_varint_len/put; the reader stays here: it trusts the
+ * arena's own bytes (no bound, no minimality check), unlike the value header's reader. */
 static size_t varint_get(const uint8_t *p, uint32_t *v)
 {
     uint32_t x = 0;
@@ -58,8 +41,9 @@ static size_t align_up(size_t n)
 
 size_t store_entry_size(size_t klen, size_t vlen, bool has_expire)
 {
-    return align_up(STORE_ENTRY_HDR + varint_size((uint32_t)klen) + varint_size((uint32_t)vlen) +
-                    (has_expire ? sizeof(int64_t) : 0) + klen + vlen);
+    return align_up(STORE_ENTRY_HDR + codec_varint_len((uint32_t)klen) +
+                    codec_varint_len((uint32_t)vlen) + (has_expire ? sizeof(int64_t) : 0) + klen +
+                    vlen);
 }
 
 void store_entry_lens(const struct store_entry *e, struct store_elens *l)
@@ -99,7 +83,7 @@ static void entry_layout(struct store_entry *e, const void *key_src, uint32_t kl
 {
     bool has_exp = expire_ms >= 0;
     uint8_t *p = store_eb(e);
-    size_t lens = varint_size(klen) + varint_size(vlen);
+    size_t lens = codec_varint_len(klen) + codec_varint_len(vlen);
     size_t key_off = STORE_ENTRY_HDR + lens + (has_exp ? sizeof(int64_t) : 0);
     size_t end = key_off + klen + vlen;
 
@@ -107,8 +91,8 @@ static void entry_layout(struct store_entry *e, const void *key_src, uint32_t kl
         memmove(p + key_off, key_src, klen);
     }
     p += STORE_ENTRY_HDR;
-    p += varint_put(p, klen);
-    p += varint_put(p, vlen);
+    p += codec_varint_put(p, klen);
+    p += codec_varint_put(p, vlen);
     if (has_exp) {
         memcpy(p, &expire_ms, sizeof(expire_ms));
     }
