@@ -60,6 +60,19 @@ void cmd_fixture_attach(struct cmd_client *cl, struct resp_out *out)
     cl->out = out;
 }
 
+void cmd_fixture_init(struct cmd_server *srv, struct cmd_client *cl, struct resp_out *out)
+{
+    assert_int_equal(cmd_server_init(srv), TERSE_OK);
+    cmd_client_init(srv, cl);
+    cmd_fixture_attach(cl, out);
+}
+
+void cmd_fixture_deinit(struct cmd_server *srv, struct cmd_client *cl)
+{
+    cmd_client_deinit(srv, cl);
+    cmd_server_deinit(srv);
+}
+
 void cmd_fixture_teardown(struct cmd_server *srv, struct resp_out *out)
 {
     store_shard_destroy(&srv->shard);
@@ -103,4 +116,23 @@ const char *cmd_fixture_reply(const struct resp_out *out, char *reply, size_t re
         *reply_len = out->len;
     }
     return reply;
+}
+
+const char *cmd_fixture_dispatch(struct cmd_server *srv, struct cmd_client *cl,
+                                 struct resp_out *out, const char *line, char *reply,
+                                 size_t reply_cap)
+{
+    size_t len = strlen(line);
+    struct resp_slice argv[CMD_FIXTURE_MAX_ARGS];
+    char *buf = malloc(len + 1);
+    size_t argc;
+
+    assert_non_null(buf);
+    memcpy(buf, line, len + 1);
+    argc = cmd_fixture_split(buf, argv, 0);
+    out->len = 0;
+    out->proto = cl->resp;
+    cmd_dispatch(srv, cl, argv, argc);
+    free(buf);
+    return cmd_fixture_reply(out, reply, reply_cap, NULL);
 }

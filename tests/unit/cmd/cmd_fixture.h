@@ -37,6 +37,15 @@ void cmd_fixture_setup(struct cmd_server *srv);
  * after cmd_client_init, which clears the client. */
 void cmd_fixture_attach(struct cmd_client *cl, struct resp_out *out);
 
+/* For the tests that run commands through cmd_dispatch: after cmd_fixture_setup and the
+ * caller's settings and hooks, cmd_server_init (asserted TERSE_OK), cmd_client_init on cl, then
+ * cmd_fixture_attach(cl, out). */
+void cmd_fixture_init(struct cmd_server *srv, struct cmd_client *cl, struct resp_out *out);
+
+/* Undoes cmd_fixture_init: cmd_client_deinit on cl, then cmd_server_deinit. Call
+ * cmd_fixture_teardown after it. */
+void cmd_fixture_deinit(struct cmd_server *srv, struct cmd_client *cl);
+
 /* Destroys what cmd_fixture_setup created and frees the scratch buffers (allocated with
  * malloc; NULL after cmd_server_deinit) and out's buffer. */
 void cmd_fixture_teardown(struct cmd_server *srv, struct resp_out *out);
@@ -50,5 +59,12 @@ size_t cmd_fixture_split(char *line, struct resp_slice *argv, unsigned flags);
  * NUL-terminated, and returns reply; *reply_len (when not NULL) gets its length. */
 const char *cmd_fixture_reply(const struct resp_out *out, char *reply, size_t reply_cap,
                               size_t *reply_len);
+
+/* Runs one command line through cmd_dispatch: splits a copy of line with cmd_fixture_split (no
+ * flags), empties out and gives it cl's protocol, dispatches, and returns cmd_fixture_reply
+ * (out, reply, reply_cap, NULL). */
+const char *cmd_fixture_dispatch(struct cmd_server *srv, struct cmd_client *cl,
+                                 struct resp_out *out, const char *line, char *reply,
+                                 size_t reply_cap);
 
 #endif /* TERSE_TEST_CMD_FIXTURE_H */

@@ -124,9 +124,7 @@ static int setup(void **state)
     h->sysinfo = fake_sysinfo;
     h->client_io = fake_client_io;
     h->mem_used = fake_mem_used;
-    assert_int_equal(cmd_server_init(&f->srv), TERSE_OK);
-    cmd_client_init(&f->srv, &f->cl);
-    cmd_fixture_attach(&f->cl, &f->out);
+    cmd_fixture_init(&f->srv, &f->cl, &f->out);
     *state = f;
     return 0;
 }
@@ -135,8 +133,7 @@ static int teardown(void **state)
 {
     struct fx *f = *state;
 
-    cmd_client_deinit(&f->srv, &f->cl);
-    cmd_server_deinit(&f->srv);
+    cmd_fixture_deinit(&f->srv, &f->cl);
     cmd_fixture_teardown(&f->srv, &f->out);
     free(f);
     return 0;
@@ -145,17 +142,8 @@ static int teardown(void **state)
 /* Runs one command given as space-separated words; the reply is left in f->reply. */
 static const char *run(struct fx *f, const char *line)
 {
-    struct resp_slice argv[CMD_FIXTURE_MAX_ARGS];
-    static char buf[1 << 15];
-    size_t argc;
-
-    snprintf(buf, sizeof(buf), "%s", line);
-    argc = cmd_fixture_split(buf, argv, 0);
-    f->out.len = 0;
-    f->out.proto = f->cl.resp;
     f->now_ms += f->tick_ms;
-    cmd_dispatch(&f->srv, &f->cl, argv, argc);
-    return cmd_fixture_reply(&f->out, f->reply, sizeof(f->reply), NULL);
+    return cmd_fixture_dispatch(&f->srv, &f->cl, &f->out, line, f->reply, sizeof(f->reply));
 }
 
 #define assert_reply(f, line, want) assert_string_equal(run((f), (line)), (want))
