@@ -109,21 +109,26 @@ int cmd_string_length_ok_or_reply(struct cmd_call *c, unsigned long long size,
     return TERSE_OK;
 }
 
+struct store_entry *cmd_string_lookup_or_reply(struct cmd_call *c, const struct resp_slice *key)
+{
+    int replied = 0;
+    struct store_entry *e = cmd_lookup_read(c, key, &replied);
+
+    if (!replied && e == NULL) {
+        resp_write_null(c->out);
+    }
+    return e;
+}
+
 /* ---- GET, MGET, STRLEN, GETRANGE --------------------------------------------------------- */
 
 static void str_get(struct cmd_call *c)
 {
-    int replied = 0;
-    struct store_entry *e = cmd_lookup_read(c, &c->argv[1], &replied);
+    struct store_entry *e = cmd_string_lookup_or_reply(c, &c->argv[1]);
 
-    if (replied) {
-        return;
+    if (e != NULL) {
+        cmd_reply_value(c, e, &c->argv[1]);
     }
-    if (e == NULL) {
-        resp_write_null(c->out);
-        return;
-    }
-    cmd_reply_value(c, e, &c->argv[1]);
 }
 
 static void str_mget(struct cmd_call *c)

@@ -30,6 +30,10 @@ int cmd_string_len_or_reply(struct cmd_call *c, const struct store_entry *e,
 int cmd_string_decode_or_reply(struct cmd_call *c, const struct store_entry *e,
                                const struct resp_slice *key, size_t cap, uint8_t **p, size_t *len);
 
+/* Looks key up for a read (cmd_lookup_read) and returns its entry, or NULL once the reply is
+ * written: a null bulk for a missing key, or the lookup's own error (WRONGTYPE). */
+struct store_entry *cmd_string_lookup_or_reply(struct cmd_call *c, const struct resp_slice *key);
+
 /* Redis's checkStringLength: may a value of size bytes grow by append bytes within
  * settings.proto_max_bulk_len? TERSE_OK, or TERSE_ETOOBIG with the error replied. */
 int cmd_string_length_ok_or_reply(struct cmd_call *c, unsigned long long size,

@@ -26,6 +26,32 @@
 
 #define ERR_OFFSET_RANGE "ERR offset is out of range"
 
+/* The buffer SETRANGE and SETBIT edit, nlen bytes of room: the olen bytes of e's value
+ * decoded into the scratch buffer, or, for a missing key (e NULL), the bare scratch buffer.
+ * TERSE_OK with *p set, or the error, replied. */
+static int edit_buf_or_reply(struct cmd_call *c, const struct store_entry *e,
+                             const struct resp_slice *key, size_t olen, size_t nlen, uint8_t **p)
+{
+    size_t got = 0;
+    int st;
+
+    if (e != NULL) {
+        st = cmd_string_decode_or_reply(c, e, key, nlen, p, &got);
+        if (st != TERSE_OK) {
+            return st;
+        }
+        assert(got == olen);
+        return TERSE_OK;
+    }
+    st = cmd_scratch_reserve(c->srv, nlen);
+    if (st != TERSE_OK) {
+        cmd_reply_status(c, st);
+        return st;
+    }
+    *p = c->srv->scratch;
+    return TERSE_OK;
+}
+
 /* ---- APPEND, SETRANGE -------------------------------------------------------------------- */
 
 void cmd_append_proc(struct cmd_call *c)
@@ -67,7 +93,7 @@ void cmd_setrange_proc(struct cmd_call *c)
 {
     const struct resp_slice *key = &c->argv[1], *val = &c->argv[3];
     long long offset;
-    size_t olen = 0, got = 0, nlen, off;
+    size_t olen = 0, nlen, off;
     uint8_t *p;
     int replied = 0, st;
     struct store_entry *e;
@@ -96,18 +122,8 @@ void cmd_setrange_proc(struct cmd_call *c)
     }
     off = (size_t)offset;
     nlen = off + val->len > olen ? off + val->len : olen;
-    if (e != NULL) {
-        if (cmd_string_decode_or_reply(c, e, key, nlen, &p, &got) != TERSE_OK) {
-            return;
-        }
-        assert(got == olen);
-    } else {
-        st = cmd_scratch_reserve(c->srv, nlen);
-        if (st != TERSE_OK) {
-            cmd_reply_status(c, st);
-            return;
-        }
-        p = c->srv->scratch;
+    if (edit_buf_or_reply(c, e, key, olen, nlen, &p) != TERSE_OK) {
+        return;
     }
     if (off > olen) {
         memset(p + olen, 0, off - olen);
@@ -152,7 +168,7 @@ void cmd_setbit_proc(struct cmd_call *c)
     const struct resp_slice *key = &c->argv[1];
     uint64_t offset;
     long long on;
-    size_t olen = 0, got = 0, byte, nlen;
+    size_t olen = 0, byte, nlen;
     uint8_t *p, mask;
     int replied = 0, st, old;
     struct store_entry *e;
@@ -174,18 +190,8 @@ void cmd_setbit_proc(struct cmd_call *c)
         return;
     }
     nlen = byte + 1 > olen ? byte + 1 : olen;
-    if (e != NULL) {
-        if (cmd_string_decode_or_reply(c, e, key, nlen, &p, &got) != TERSE_OK) {
-            return;
-        }
-        assert(got == olen);
-    } else {
-        st = cmd_scratch_reserve(c->srv, nlen);
-        if (st != TERSE_OK) {
-            cmd_reply_status(c, st);
-            return;
-        }
-        p = c->srv->scratch;
+    if (edit_buf_or_reply(c, e, key, olen, nlen, &p) != TERSE_OK) {
+        return;
     }
     if (nlen > olen) {
         memset(p + olen, 0, nlen - olen);

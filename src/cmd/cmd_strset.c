@@ -15,6 +15,7 @@
 
 #include <limits.h>
 
+#include "cmd/cmd_string.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "store/store.h"
@@ -236,14 +237,9 @@ void cmd_getset_proc(struct cmd_call *c)
 
 void cmd_getdel_proc(struct cmd_call *c)
 {
-    int replied = 0;
-    struct store_entry *e = cmd_lookup_read(c, &c->argv[1], &replied);
+    struct store_entry *e = cmd_string_lookup_or_reply(c, &c->argv[1]);
 
-    if (replied) {
-        return;
-    }
     if (e == NULL) {
-        resp_write_null(c->out);
         return;
     }
     if (reply_value_sent(c, e, &c->argv[1])) {
@@ -260,17 +256,12 @@ void cmd_getex_proc(struct cmd_call *c)
     struct store_shard *s = key_shard(c, key);
     int64_t when_ms = STORE_NO_EXPIRE;
     struct store_entry *e;
-    int replied = 0;
 
     if (set_args_parse_or_reply(c, 2, FOR_GETEX, &a) != TERSE_OK) {
         return;
     }
-    e = cmd_lookup_read(c, key, &replied);
-    if (replied) {
-        return;
-    }
+    e = cmd_string_lookup_or_reply(c, key);
     if (e == NULL) {
-        resp_write_null(c->out);
         return;
     }
     if (a.expire_argi != 0 && expire_ms_or_reply(c, &a, &when_ms) != TERSE_OK) {
