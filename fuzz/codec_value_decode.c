@@ -12,12 +12,14 @@
  *     form makes the decode fail.
  *
  * The codec context is created once and reused across calls, as a shard does, and holds one
- * raw-content zstd dictionary under id 1, so ZSTD values naming id 1 reach zstd's decoder. It
- * is the one static of the target: libFuzzer gives no other place to keep state between calls.
+ * raw-content zstd dictionary under id 1, so ZSTD values naming id 1 reach zstd's decoder
+ * (fuzz_codec_ctx in fuzz_codec.h, shared with codec_zstd_roundtrip).
  */
 #include "codec/codec_value.h"
 
 #include "terse/status.h"
+
+#include "fuzz_codec.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,22 +29,6 @@
 #define FUZZ_DECODE_MAX ((size_t)4 << 20)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static struct codec_ctx *fuzz_ctx;
-
-/* Raw-content dictionary (no zstd magic: digested as plain history). */
-static const char fuzz_dict[] =
-    "{\"id\":1,\"login\":\"user\",\"email\":\"user@example.org\",\"role\":\"admin\","
-    "\"lang\":\"en-GB\",\"created_at\":\"2024-01-01T10:00:00Z\",\"settings\":{\"theme\":"
-    "\"dark\",\"notifications\":true,\"page_size\":25},\"tags\":[\"a\",\"b\"]}";
-
-static void
-check(int cond)
-{
-    if (!cond) {
-        abort();
-    }
-}
 
 static void
 fuzz_decode(struct codec_ctx *c, const uint8_t *data, size_t size)
@@ -109,11 +95,9 @@ fuzz_round_trip(struct codec_ctx *c, const uint8_t *data, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (fuzz_ctx == NULL) {
-        check(codec_ctx_create(&fuzz_ctx, NULL) == TERSE_OK);
-        check(codec_ctx_dict_add(fuzz_ctx, 1, fuzz_dict, sizeof(fuzz_dict) - 1, 0) == TERSE_OK);
-    }
-    fuzz_decode(fuzz_ctx, data, size);
-    fuzz_round_trip(fuzz_ctx, data, size);
+    struct codec_ctx *c = fuzz_codec_ctx();
+
+    fuzz_decode(c, data, size);
+    fuzz_round_trip(c, data, size);
     return 0;
 }

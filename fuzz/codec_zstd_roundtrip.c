@@ -14,26 +14,13 @@
 
 #include "terse/status.h"
 
+#include "fuzz_codec.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static struct codec_ctx *fuzz_ctx;
-
-static const char fuzz_dict[] =
-    "{\"id\":1,\"login\":\"user\",\"email\":\"user@example.org\",\"role\":\"admin\","
-    "\"lang\":\"en-GB\",\"created_at\":\"2024-01-01T10:00:00Z\",\"settings\":{\"theme\":"
-    "\"dark\",\"notifications\":true,\"page_size\":25},\"tags\":[\"a\",\"b\"]}";
-
-static void
-check(int cond)
-{
-    if (!cond) {
-        abort();
-    }
-}
 
 static void
 round_trip(struct codec_ctx *c, uint32_t id, const uint8_t *data, size_t size, int removable)
@@ -67,18 +54,15 @@ round_trip(struct codec_ctx *c, uint32_t id, const uint8_t *data, size_t size, i
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    struct codec_ctx *c = fuzz_codec_ctx();
     size_t half = size / 2;
 
-    if (fuzz_ctx == NULL) {
-        check(codec_ctx_create(&fuzz_ctx, NULL) == TERSE_OK);
-        check(codec_ctx_dict_add(fuzz_ctx, 1, fuzz_dict, sizeof(fuzz_dict) - 1, 0) == TERSE_OK);
-    }
-    round_trip(fuzz_ctx, 1, data, size, 0);
+    round_trip(c, 1, data, size, 0);
     if (half > 0) { /* the first half as a dictionary for the second half */
-        check(codec_ctx_dict_add(fuzz_ctx, 2, data, half, (int)(data[0] % 9) + 1) == TERSE_OK);
-        round_trip(fuzz_ctx, 2, data + half, size - half, 0);
-        round_trip(fuzz_ctx, 2, data + half, size - half, 1);
-        (void)codec_ctx_dict_remove(fuzz_ctx, 2);
+        check(codec_ctx_dict_add(c, 2, data, half, (int)(data[0] % 9) + 1) == TERSE_OK);
+        round_trip(c, 2, data + half, size - half, 0);
+        round_trip(c, 2, data + half, size - half, 1);
+        (void)codec_ctx_dict_remove(c, 2);
     }
     return 0;
 }
