@@ -22,6 +22,8 @@
 
 #include "codec/codec_value.h"
 
+#include "bench_input.h"
+
 #include <lz4.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,31 +56,6 @@ die(const char *what)
 {
     fprintf(stderr, "codec_bench: %s\n", what);
     exit(2);
-}
-
-static uint8_t *
-file_read(const char *dir, const char *name, size_t *len)
-{
-    char path[1024];
-    uint8_t *buf;
-    long n;
-    FILE *f;
-
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    f = fopen(path, "rb");
-    if (f == NULL) {
-        die(path);
-    }
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        die(path);
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
 }
 
 static double
@@ -236,7 +213,7 @@ main(int argc, char **argv)
     if (argc < 2 || rounds < 3) {
         die("usage: codec_bench INPUT_DIR [ROUNDS >= 3]");
     }
-    dict = file_read(argv[1], "dict.bin", &dict_len);
+    dict = bench_input_read(argv[1], "dict.bin", &dict_len);
     printf("%-8s %-13s %10s %10s %10s %8s %17s %9s\n", "size", "op", "terse us", "direct us",
            "lib us", "ratio", "paired p25..p75", "vs lib");
     for (size_t fi = 0; fi < 2; fi++) {
@@ -244,7 +221,7 @@ main(int argc, char **argv)
         uint8_t *in;
 
         memset(&b, 0, sizeof(b));
-        in = file_read(argv[1], files[fi], &b.n);
+        in = bench_input_read(argv[1], files[fi], &b.n);
         b.in = in;
         setup(&b, dict, dict_len);
         for (int op = 0; op < 4; op++) {

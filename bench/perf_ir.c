@@ -15,6 +15,8 @@
 
 #include "codec/codec_value.h"
 
+#include "bench_input.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,36 +34,11 @@ die(const char *what)
     exit(2);
 }
 
-static uint8_t *
-file_read(const char *dir, const char *name, size_t *len)
-{
-    char path[1024];
-    uint8_t *buf;
-    long n;
-    FILE *f;
-
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    f = fopen(path, "rb");
-    if (f == NULL) {
-        die(path);
-    }
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        die(path);
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static int
 train(const char *dir, const char *out)
 {
     size_t n, n_samples = 0, pos, at = 0, dict_len = 0;
-    uint8_t *all = file_read(dir, "samples.bin", &n), *dict = malloc(DICT_CAP), *flat;
+    uint8_t *all = bench_input_read(dir, "samples.bin", &n), *dict = malloc(DICT_CAP), *flat;
     size_t *lens = malloc(sizeof(size_t) * (n / 4 + 1));
     FILE *f;
 
@@ -121,7 +98,7 @@ run_value(int encode, const char *kind, const char *dir, long iters)
 {
     const char *file = strcmp(kind, "raw") == 0 ? "in_64.bin" : "in_1024.bin";
     size_t in_len, dict_len = 0, st_len = 0, out_len = 0;
-    uint8_t *in = file_read(dir, file, &in_len), *dict = NULL;
+    uint8_t *in = bench_input_read(dir, file, &in_len), *dict = NULL;
     uint32_t dict_id = 0;
     struct codec_ctx *c = NULL;
     uint8_t *st, *out;
@@ -130,7 +107,7 @@ run_value(int encode, const char *kind, const char *dir, long iters)
         die("ctx");
     }
     if (strcmp(kind, "zstd") == 0) {
-        dict = file_read(dir, "dict.bin", &dict_len);
+        dict = bench_input_read(dir, "dict.bin", &dict_len);
         dict_id = DICT_ID;
         if (codec_ctx_dict_add(c, dict_id, dict, dict_len, CODEC_ZSTD_LEVEL_DEFAULT) != TERSE_OK) {
             die("dict_add");
@@ -188,7 +165,7 @@ main(int argc, char **argv)
         uint8_t *in;
 
         snprintf(name, sizeof(name), "in_%s.bin", argv[1] + (store ? 10 : 13));
-        in = file_read(argv[3], name, &in_len);
+        in = bench_input_read(argv[3], name, &in_len);
         run_envelope(store, in, in_len, iters);
         free(in);
     } else if (strncmp(argv[1], "value_encode_", 13) == 0) {

@@ -138,7 +138,7 @@ PERF_IR_DIR := $(BUILD)/perf_ir
 PERF_IR_BIN := $(PERF_IR_DIR)/perf_ir
 PERF_IR_INPUTS := $(PERF_IR_DIR)/inputs/.done
 
-$(PERF_IR_BIN): bench/perf_ir.c $(LIBA)
+$(PERF_IR_BIN): bench/perf_ir.c bench/bench_input.h $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
 
@@ -162,7 +162,7 @@ perf-ir-update: $(PERF_IR_BIN) $(PERF_IR_INPUTS)
 CODEC_BENCH := $(BUILD)/bench/codec_bench
 BENCH_ROUNDS ?= 30
 
-$(CODEC_BENCH): bench/codec_bench.c $(LIBA)
+$(CODEC_BENCH): bench/codec_bench.c bench/bench_input.h $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LIB_DEPLIBS) -lpthread -lm
 
