@@ -124,7 +124,8 @@ void cmd_decrby_proc(struct cmd_call *c)
     incr_generic(c, -decr);
 }
 
-/* INCRBYFLOAT stores the formatted result (a string; an integral one is held as an int). */
+/* INCRBYFLOAT stores the formatted result as a string, an integral one too (as Redis:
+ * OBJECT ENCODING says embstr). */
 void cmd_incrbyfloat_proc(struct cmd_call *c)
 {
     const struct resp_slice *key = &c->argv[1];
@@ -166,8 +167,8 @@ void cmd_incrbyfloat_proc(struct cmd_call *c)
         return;
     }
     n = cmd_format_ld(buf, sizeof(buf), v);
-    st = cmd_value_set(c, key, (const uint8_t *)buf, n,
-                       e != NULL ? STORE_KEEP_TTL : STORE_NO_EXPIRE);
+    st = cmd_value_store(c, c->cl->db, key, (const uint8_t *)buf, n,
+                         e != NULL ? STORE_KEEP_TTL : STORE_NO_EXPIRE, CMD_VALUE_STR);
     if (st != TERSE_OK) {
         cmd_reply_status(c, st);
         return;

@@ -197,7 +197,7 @@ int cmd_value_store(struct cmd_call *c, int db, const struct resp_slice *key, co
     unsigned flags = (opts & CMD_VALUE_RAW) ? (unsigned)STORE_SET_RAW : 0u;
     int st;
 
-    if (!(opts & CMD_VALUE_RAW) && len <= 20 && cmd_parse_ll(p, len, &v)) {
+    if (!(opts & (CMD_VALUE_RAW | CMD_VALUE_STR)) && len <= 20 && cmd_parse_ll(p, len, &v)) {
         return store_set_int(s, db, key->p, key->len, v, expire_ms, c->now_ms);
     }
     if ((long long)len > c->srv->settings.proto_max_bulk_len &&

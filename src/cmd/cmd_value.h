@@ -44,8 +44,11 @@ int cmd_value_set_db(struct cmd_call *c, int db, const struct resp_slice *key, c
 
 /* cmd_value_set_db with options: CMD_VALUE_RAW keeps the bytes a string even when they look
  * like an integer, and marks it "raw" for OBJECT ENCODING (APPEND, SETRANGE: Redis turns the
- * value into a raw string). Encodes into scratch2, so p must not point into scratch2. */
+ * value into a raw string); CMD_VALUE_STR keeps them a string without the mark (INCRBYFLOAT:
+ * Redis stores its result as an embstr, integral or not). Encodes into scratch2, so p must not
+ * point into scratch2. */
 #define CMD_VALUE_RAW 1u
+#define CMD_VALUE_STR 2u
 int cmd_value_store(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
                     size_t len, int64_t expire_ms, unsigned opts);
 

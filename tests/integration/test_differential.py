@@ -321,6 +321,10 @@ CASES = {
         ("SET", "r", "x" * 50), "OBJECT ENCODING r", "APPEND s x", "OBJECT ENCODING s",
         "INCR c", "OBJECT ENCODING c", "SET bn 123456789012345678901", "OBJECT ENCODING bn",
         "SET z 00012", "OBJECT ENCODING z", "SET neg -42", "OBJECT ENCODING neg",
+        # INCRBYFLOAT stores its result as a string, even an integral one.
+        "INCRBYFLOAT fl 1", "OBJECT ENCODING fl", "INCRBYFLOAT fl 0.5", "OBJECT ENCODING fl",
+        "INCR fl", "SET fi 5", "INCRBYFLOAT fi 1", "OBJECT ENCODING fi", "INCR fi",
+        "OBJECT ENCODING fi",
         "OBJECT ENCODING missing", "OBJECT FREQ s", "OBJECT REFCOUNT s", "OBJECT REFCOUNT r",
         "OBJECT REFCOUNT missing", "OBJECT IDLETIME missing", "OBJECT FREQ missing",
         Step("OBJECT", "IDLETIME", "s", norm=int_between(0, 2), why=WHY_CLOCK),
