@@ -48,6 +48,9 @@ UNIT_FIXTURES = $(sort $(wildcard $(dir tests/unit/$(1))*_fixture.[ch]))
 FUZZ_SRC := $(sort $(filter-out fuzz/fuzz_replay.c,$(wildcard fuzz/*.c)))
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/fuzz/%-replay)
+# A fuzz target is one .c compiled at link time: it is rebuilt when any header it may include
+# changes (fuzz/*.h helpers, the layers' headers), not only when its .c or the library does.
+FUZZ_HDRS := $(wildcard fuzz/*.h src/*/*.h include/*/*.h)
 
 SERVER := $(BUILD)/terse-server
 LIBA := $(BUILD)/libterse.a
@@ -83,7 +86,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(SRVLIB) $(UNIT_HELPERS) $$(call UNIT_FIX
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HELPERS) \
 		$(filter %.c,$(call UNIT_FIXTURES,$*)) $(SRVLIB) $(LIBS) -lcmocka
 
-$(BUILD)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_replay.c $(SRVLIB)
+$(BUILD)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_replay.c $(SRVLIB) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< fuzz/fuzz_replay.c $(SRVLIB) $(LIBS)
 
@@ -146,7 +149,7 @@ run: deps
 # ---- fuzzing and benchmarks ----------------------------------------------------------------
 
 FUZZ_SECONDS ?= 60
-$(BUILD)/fuzz/%-libfuzzer: fuzz/%.c $(SRVLIB)
+$(BUILD)/fuzz/%-libfuzzer: fuzz/%.c $(SRVLIB) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	clang $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(SRVLIB) $(LIBS)
 

@@ -100,7 +100,8 @@ $(BUILD)/tests/unit/codec/%: tests/unit/codec/%.c $(LIBA) $(CODEC_FIXTURES)
 		$(filter %.c,$(CODEC_FIXTURES)) $(LIBA) $(LIB_DEPLIBS) -lpthread -lm -lcmocka
 
 LIB_FUZZ := $(filter codec_% envelope_%,$(FUZZ_NAMES))
-$(LIB_FUZZ:%=$(BUILD)/fuzz/%-replay): $(BUILD)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_replay.c $(LIBA)
+$(LIB_FUZZ:%=$(BUILD)/fuzz/%-replay): $(BUILD)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_replay.c $(LIBA) \
+	$(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< fuzz/fuzz_replay.c $(LIBA) $(LIB_DEPLIBS) \
 		-lpthread -lm
