@@ -15,12 +15,13 @@
  */
 #include "terse/crypto.h"
 
+#include "codec/codec_alloc.h"
+
 #include <limits.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <openssl/rand.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define SALT_PREFIX "cachekit_v1_"
@@ -35,20 +36,6 @@ struct terse_cipher {
     uint8_t instance_id[TERSE_INSTANCE_ID_LEN];
     uint32_t next_counter;                  /* counter of the next nonce */
 };
-
-static void *
-libc_alloc(void *opaque, size_t size)
-{
-    (void)opaque;
-    return malloc(size);
-}
-
-static void
-libc_free(void *opaque, void *p)
-{
-    (void)opaque;
-    free(p);
-}
 
 /* ---- key derivation ---------------------------------------------------------------------- */
 
@@ -170,7 +157,7 @@ terse_cipher_create(terse_cipher **out, const uint8_t key[TERSE_KEY_LEN],
                     const uint8_t *instance_id, uint32_t first_counter,
                     const terse_allocator *alloc)
 {
-    terse_allocator a = { libc_alloc, libc_free, NULL };
+    terse_allocator a = codec_libc_allocator;
     terse_cipher *c;
     int rc = TERSE_ECRYPTO;
 

@@ -28,11 +28,11 @@
 #define LZ4_STATIC_LINKING_ONLY /* LZ4_compress_fast_extState_fastReset: liblz4.a is linked */
 #include "terse/terse.h"
 
+#include "codec/codec_alloc.h"
 #include "codec/codec_internal.h"
 #include "codec/codec_msgpack.h"
 
 #include <lz4.h>
-#include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
@@ -48,28 +48,12 @@ struct terse_ctx {
 #define DEFAULT_FORMAT_STR "\xa7" DEFAULT_FORMAT /* fixstr(7) header + text, as written */
 #define HIGH_BITS 0x8080808080808080ull
 
-/* ---- allocator and contexts -------------------------------------------------------------- */
-
-static void *
-libc_alloc(void *opaque, size_t size)
-{
-    (void)opaque;
-    return malloc(size);
-}
-
-static void
-libc_free(void *opaque, void *p)
-{
-    (void)opaque;
-    free(p);
-}
-
-static const terse_allocator libc_allocator = { libc_alloc, libc_free, NULL };
+/* ---- contexts ---------------------------------------------------------------------------- */
 
 int
 terse_ctx_create(terse_ctx **out, const terse_allocator *alloc)
 {
-    const terse_allocator *a = alloc != NULL ? alloc : &libc_allocator;
+    const terse_allocator *a = alloc != NULL ? alloc : &codec_libc_allocator;
     int size = LZ4_sizeofState();
     terse_ctx *c;
 
@@ -664,7 +648,7 @@ int
 terse_envelope_retrieve(const void *env, size_t env_len, void *dst, size_t dst_cap,
                         size_t *dst_len, char *format, size_t format_cap)
 {
-    return envelope_retrieve(&libc_allocator, env, env_len, dst, dst_cap, dst_len, format,
+    return envelope_retrieve(&codec_libc_allocator, env, env_len, dst, dst_cap, dst_len, format,
                              format_cap);
 }
 

@@ -31,6 +31,8 @@
 #define LZ4_STATIC_LINKING_ONLY /* LZ4_compress_fast_extState_fastReset: liblz4.a is linked */
 #include "codec/codec_value.h"
 
+#include "codec/codec_alloc.h"
+
 #include "codec/codec_varint.h"
 #include "terse/status.h"
 
@@ -38,7 +40,6 @@
 #include <lz4.h>
 #define LZ4_HC_STATIC_LINKING_ONLY /* LZ4_compress_HC_extStateHC_fastReset */
 #include <lz4hc.h>
-#include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_initStatic*, ZSTD_estimate*: zstd objects in our memory */
@@ -79,26 +80,12 @@ struct codec_ctx {
     int level;             /* codec_value_recompress's level, CODEC_LEVEL_FAST..MAX */
 };
 
-/* ---- allocator --------------------------------------------------------------------------- */
-
-static void *
-libc_alloc(void *opaque, size_t size)
-{
-    (void)opaque;
-    return malloc(size);
-}
-
-static void
-libc_free(void *opaque, void *p)
-{
-    (void)opaque;
-    free(p);
-}
+/* ---- context ----------------------------------------------------------------------------- */
 
 int
 codec_ctx_create(struct codec_ctx **out, const terse_allocator *alloc)
 {
-    terse_allocator a = { libc_alloc, libc_free, NULL };
+    terse_allocator a = codec_libc_allocator;
     struct codec_ctx *c;
     int lz4_size = LZ4_sizeofState();
 
