@@ -9,10 +9,7 @@ pair usable from any fixture. The strict receiver module is re-exported as `stri
 
 import importlib.util
 import os
-import socket
-import subprocess
 import sys
-import time
 
 S3_TESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "s3")
 
@@ -33,45 +30,13 @@ FAUXQS_ACCESS_KEY = "AKFAUXQS"
 FAUXQS_SECRET_KEY = "fauxqs-secret"
 
 
-class Fauxqs(_s3.Emulator):
-    """A running fauxqs: .endpoint, .boto3(), .stop()."""
-
-    def __init__(self, endpoint, proc, log):
-        super().__init__(endpoint, proc)
-        self.log = log
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
+Fauxqs = _s3.Emulator  # .endpoint, .boto3(), .stop()
 
 
 def start_fauxqs(buckets=()):
     """Installs fauxqs on first use (fails the test when npm cannot), starts it on a free
-    loopback port, creates `buckets`, and returns a Fauxqs."""
-    cli = _s3._install_fauxqs()
-    port = free_port()
-    env = dict(os.environ, FAUXQS_PORT=str(port), FAUXQS_LOGGER="false")
-    log = open(os.path.join(_s3.EMU_DIR, "fauxqs-backup-%d.log" % port), "w")
-    proc = subprocess.Popen(["node", "--require", os.path.join(S3_TESTS, "loopback.js"), cli],
-                            env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.time() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.time() > deadline:
-                proc.kill()
-                log.close()
-                raise RuntimeError("fauxqs did not start (see %s)" % log.name)
-            time.sleep(0.1)
-    emu = Fauxqs("http://127.0.0.1:%d" % port, proc, log)
+    loopback port, creates `buckets`, and returns the running Fauxqs."""
+    emu = Fauxqs.start("fauxqs-backup-{port}.log")
     for b in buckets:
         emu.boto3().create_bucket(Bucket=b)
     return emu

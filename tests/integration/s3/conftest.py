@@ -55,9 +55,36 @@ def _install_fauxqs():
 
 
 class Emulator:
-    def __init__(self, endpoint, proc):
+    """A running fauxqs: .endpoint, .boto3(), .stop()."""
+
+    def __init__(self, endpoint, proc, log):
         self.endpoint = endpoint
         self.proc = proc
+        self.log = log
+
+    @classmethod
+    def start(cls, log_name):
+        """Installs fauxqs on first use (fails the test when npm cannot) and starts it on a
+        free loopback port, its output in EMU_DIR/log_name ("{port}" in it is replaced by the
+        port). RuntimeError if it does not come
+        up within 30 s."""
+        cli = _install_fauxqs()
+        port = free_port()
+        env = dict(os.environ, FAUXQS_PORT=str(port), FAUXQS_LOGGER="false")
+        log = open(os.path.join(EMU_DIR, log_name.format(port=port)), "w")
+        proc = subprocess.Popen(["node", "--require", os.path.join(HERE, "loopback.js"), cli],
+                                env=env, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                return cls("http://127.0.0.1:%d" % port, proc, log)
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    proc.kill()
+                    log.close()
+                    raise RuntimeError("fauxqs did not start (see %s)" % log.name)
+                time.sleep(0.1)
 
     def boto3(self):
         import boto3
@@ -66,35 +93,26 @@ class Emulator:
                             aws_access_key_id="AKFAUXQS", aws_secret_access_key="fauxqs-secret",
                             config=Config(s3={"addressing_style": "path"}))
 
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
 
 @pytest.fixture(scope="session")
 def fauxqs():
-    cli = _install_fauxqs()
-    port = free_port()
-    env = dict(os.environ, FAUXQS_PORT=str(port), FAUXQS_LOGGER="false")
-    log = open(os.path.join(EMU_DIR, "fauxqs.log"), "w")
-    proc = subprocess.Popen(["node", "--require", os.path.join(HERE, "loopback.js"), cli],
-                            env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.time() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.time() > deadline:
-                proc.kill()
-                pytest.fail("fauxqs did not start (see %s)" % log.name, pytrace=False)
-            time.sleep(0.1)
-    emu = Emulator("http://127.0.0.1:%d" % port, proc)
+    try:
+        emu = Emulator.start("fauxqs.log")
+    except RuntimeError as e:
+        pytest.fail(str(e), pytrace=False)
     emu.boto3().create_bucket(Bucket=BUCKET)
     yield emu
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    log.close()
+    emu.stop()
 
 
 @pytest.fixture
