@@ -270,22 +270,26 @@ def loaded_phase(args, kind: str, tmp: str, phase: str, key_range: int, warm: in
         if phase != "during growth":
             return rows
         # After: the same server, now holding N + keys keys, at rest.
-        time.sleep(0.5)
-        c0 = cpu_snapshot(srv.pid)
-        p = Probe(args, srv.port, args.seconds, tmp, f"{kind}-after")
-        try:
-            res = p.result()
-        finally:
-            p.kill()
-        srv.check_alive("the after-growth probe")
-        res.update(phase="after growth", dbsize=dbsize,
-                   other=other_cpu0(c0, cpu_snapshot(srv.pid)))
-        rows.append(res)
+        rows.append(idle_probe(args, srv, tmp, kind, "after growth", dbsize))
     finally:
         if probe is not None:
             probe.kill()
         srv.stop()
     return rows
+
+
+def idle_probe(args, srv: Server, tmp: str, kind: str, phase: str, dbsize: int) -> dict:
+    """The probe alone against srv for --seconds (nothing else loads it): the row of phase."""
+    time.sleep(0.5)
+    c0 = cpu_snapshot(srv.pid)
+    p = Probe(args, srv.port, args.seconds, tmp, f"{kind}-{phase.replace(' ', '-')}")
+    try:
+        res = p.result()
+    finally:
+        p.kill()
+    srv.check_alive(f"the {phase} probe")
+    res.update(phase=phase, dbsize=dbsize, other=other_cpu0(c0, cpu_snapshot(srv.pid)))
+    return res
 
 
 def run_kind(args, kind: str, tmp: str) -> list:
@@ -294,17 +298,7 @@ def run_kind(args, kind: str, tmp: str) -> list:
     srv = start_server(args, kind, tmp)
     try:
         preload(srv.port, args.keys)
-        time.sleep(0.5)
-        c0 = cpu_snapshot(srv.pid)
-        p = Probe(args, srv.port, args.seconds, tmp, f"{kind}-rest")
-        try:
-            res = p.result()
-        finally:
-            p.kill()
-        srv.check_alive("the at-rest probe")
-        res.update(phase="at rest", dbsize=args.keys,
-                   other=other_cpu0(c0, cpu_snapshot(srv.pid)))
-        rows.append(res)
+        rows.append(idle_probe(args, srv, tmp, kind, "at rest", args.keys))
     finally:
         srv.stop()
     # Steady writes: the same loader at the same speed, but overwriting STEADY_KEYS keys (made
