@@ -4,6 +4,8 @@
  */
 #include "codec/codec_alloc.h"
 
+#include "terse/status.h"
+
 #include <stdlib.h>
 
 static void *
@@ -21,3 +23,17 @@ libc_free(void *opaque, void *p)
 }
 
 const terse_allocator codec_libc_allocator = { libc_alloc, libc_free, NULL };
+
+int
+codec_alloc_pick(const terse_allocator *alloc, terse_allocator *out)
+{
+    if (alloc == NULL) {
+        *out = codec_libc_allocator;
+        return TERSE_OK;
+    }
+    if (alloc->alloc == NULL || alloc->free == NULL) {
+        return TERSE_EINVAL;
+    }
+    *out = *alloc;
+    return TERSE_OK;
+}

@@ -157,18 +157,12 @@ terse_cipher_create(terse_cipher **out, const uint8_t key[TERSE_KEY_LEN],
                     const uint8_t *instance_id, uint32_t first_counter,
                     const terse_allocator *alloc)
 {
-    terse_allocator a = codec_libc_allocator;
+    terse_allocator a;
     terse_cipher *c;
     int rc = TERSE_ECRYPTO;
 
-    if (out == NULL || key == NULL) {
+    if (out == NULL || key == NULL || codec_alloc_pick(alloc, &a) != TERSE_OK) {
         return TERSE_EINVAL;
-    }
-    if (alloc != NULL) {
-        if (alloc->alloc == NULL || alloc->free == NULL) {
-            return TERSE_EINVAL;
-        }
-        a = *alloc;
     }
     c = a.alloc(a.opaque, sizeof(*c));
     if (c == NULL) {

@@ -53,21 +53,21 @@ struct terse_ctx {
 int
 terse_ctx_create(terse_ctx **out, const terse_allocator *alloc)
 {
-    const terse_allocator *a = alloc != NULL ? alloc : &codec_libc_allocator;
+    terse_allocator a;
     int size = LZ4_sizeofState();
     terse_ctx *c;
 
-    if (out == NULL || a->alloc == NULL || a->free == NULL) {
+    if (out == NULL || codec_alloc_pick(alloc, &a) != TERSE_OK) {
         return TERSE_EINVAL;
     }
-    c = a->alloc(a->opaque, sizeof(*c));
+    c = a.alloc(a.opaque, sizeof(*c));
     if (c == NULL) {
         return TERSE_ENOMEM;
     }
-    c->alloc = *a;
-    c->lz4_state = a->alloc(a->opaque, (size_t)size);
+    c->alloc = a;
+    c->lz4_state = a.alloc(a.opaque, (size_t)size);
     if (c->lz4_state == NULL) {
-        a->free(a->opaque, c);
+        a.free(a.opaque, c);
         return TERSE_ENOMEM;
     }
     LZ4_initStream(c->lz4_state, (size_t)size); /* cannot fail: size and alignment are right */

@@ -85,18 +85,12 @@ struct codec_ctx {
 int
 codec_ctx_create(struct codec_ctx **out, const terse_allocator *alloc)
 {
-    terse_allocator a = codec_libc_allocator;
+    terse_allocator a;
     struct codec_ctx *c;
     int lz4_size = LZ4_sizeofState();
 
-    if (out == NULL) {
+    if (out == NULL || codec_alloc_pick(alloc, &a) != TERSE_OK) {
         return TERSE_EINVAL;
-    }
-    if (alloc != NULL) {
-        if (alloc->alloc == NULL || alloc->free == NULL) {
-            return TERSE_EINVAL;
-        }
-        a = *alloc;
     }
     c = a.alloc(a.opaque, sizeof(*c));
     if (c == NULL) {
