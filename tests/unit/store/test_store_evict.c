@@ -94,8 +94,10 @@ static void test_lru_keeps_recent(void **state)
     for (int i = 0; i < N_KEYS; i += 2) {
         hot_lost += present(s, 1, i, now) ? 0 : 1;
     }
-    /* Sampling 5 keys with a 16-candidate pool: hot keys are almost never chosen. */
-    assert_true(hot_lost < N_KEYS / 4 / 20);
+    /* Sampling 5 keys with a 16-candidate pool: hot keys are almost never chosen (at most 2
+     * of the 2000 over 2000 runs). Compaction deleting entries the pool's worst candidate
+     * outranked lost up to 72, and 10 or more in over half the runs. */
+    assert_true(hot_lost < 10);
     assert_int_equal(store_dbsize(s, 0), N_KEYS - N_KEYS / 4);
     assert_int_equal(store_verify(s), TERSE_OK);
     store_shard_destroy(&s);
