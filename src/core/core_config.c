@@ -4,7 +4,9 @@
  *
  * CORE_CONFIG_OPTIONS (core_config.h) expands here into core_config_opts[], one const
  * descriptor per option: name, kind, offset of its field, default text, range, enum names,
- * flags. core_config_opt_apply() checks a directive's words against its option's kind with
+ * flags; CORE_CONFIG_ALIASES into core_config_aliases[], which core_config_opt_find() resolves
+ * to those descriptors, so every reader of names accepts an alias alike.
+ * core_config_opt_apply() checks a directive's words against its option's kind with
  * Redis's rules (string2ll for integers, memtoull units for sizes, yes/no, enum names) and
  * stores the value. It is kept apart from the text readers and CONFIG SET/GET because it is
  * the one place that knows what a valid value is; every source of values shares it.
@@ -15,6 +17,7 @@
 #include "core/core_mem.h"
 #include "terse/status.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,6 +88,13 @@ _Static_assert(sizeof names_s3checksum / sizeof *names_s3checksum == CORE_S3_CHE
 const struct core_config_opt core_config_opts[] = {CORE_CONFIG_OPTIONS(OPT_ROW)};
 const size_t core_config_n_opts = sizeof core_config_opts / sizeof core_config_opts[0];
 
+/* The field column makes a misspelt target a compile error; core_config_alias_target finds
+ * the row by offset. */
+#define ALIAS_ROW(alias, field) {alias, offsetof(struct core_config, field)},
+
+const struct core_config_alias core_config_aliases[] = {CORE_CONFIG_ALIASES(ALIAS_ROW)};
+const size_t core_config_n_aliases = sizeof core_config_aliases / sizeof core_config_aliases[0];
+
 /* ---- small helpers ------------------------------------------------------------------------- */
 
 void core_config_err_fmt(char *err, size_t err_cap, const char *fmt, ...)
@@ -109,11 +119,33 @@ bool core_config_str_ieq(const char *a, const char *b)
     return core_config_lower((unsigned char)*a) == core_config_lower((unsigned char)*b);
 }
 
-const struct core_config_opt *core_config_opt_find(const char *name)
+const struct core_config_opt *core_config_alias_target(const struct core_config_alias *a)
+{
+    for (size_t i = 0; i < core_config_n_opts; i++) {
+        if (core_config_opts[i].off == a->off) {
+            return &core_config_opts[i];
+        }
+    }
+    assert(!"an alias names a field no option has");
+    return NULL;
+}
+
+const struct core_config_opt *core_config_opt_find(const char *name, const char **spelling)
 {
     for (size_t i = 0; i < core_config_n_opts; i++) {
         if (core_config_str_ieq(core_config_opts[i].name, name)) {
+            if (spelling != NULL) {
+                *spelling = core_config_opts[i].name;
+            }
             return &core_config_opts[i];
+        }
+    }
+    for (size_t i = 0; i < core_config_n_aliases; i++) {
+        if (core_config_str_ieq(core_config_aliases[i].name, name)) {
+            if (spelling != NULL) {
+                *spelling = core_config_aliases[i].name;
+            }
+            return core_config_alias_target(&core_config_aliases[i]);
         }
     }
     return NULL;

@@ -4,9 +4,11 @@
  * Every option is one row of CORE_CONFIG_OPTIONS below. That one table yields the fields of
  * struct core_config, the defaults, the parsers used by the config file, the command line and
  * CONFIG SET, the CONFIG GET formatting and the mutability rules; nothing else lists options.
+ * CORE_CONFIG_ALIASES, after it, gives a few options the second name Redis 7.0 accepts.
  *
  * Row: X(NAME, field, KIND, DEFAULT, MIN, MAX, ENUMNAMES, FLAGS)
- *   NAME      the option's name as Redis spells it (matched case-insensitively)
+ *   NAME      the option's name as Redis spells it (matched case-insensitively; wherever this
+ *             header says "name", an alias from CORE_CONFIG_ALIASES is accepted too)
  *   field     the member of struct core_config
  *   KIND      BOOL  bool; "yes"/"no", any case
  *             INT   long long; a decimal integer in [MIN, MAX], Redis's strict rules
@@ -232,6 +234,10 @@ struct core_config_obuf {
       CORE_CONFIG_MUTABLE)                                                                       \
     X("latency-monitor-threshold", latency_monitor_threshold, INT, "0", 0,                       \
       CORE_CONFIG_LLONG_MAX, -, CORE_CONFIG_MUTABLE)                                             \
+    X("hash-max-listpack-entries", hash_max_listpack_entries, INT, "512", 0,                     \
+      CORE_CONFIG_LLONG_MAX, -, CORE_CONFIG_MUTABLE)                                             \
+    X("hash-max-listpack-value", hash_max_listpack_value, MEM, "64", 0, CORE_CONFIG_LLONG_MAX, -, \
+      CORE_CONFIG_MUTABLE)                                                                       \
     X("dir", dir, STR, "./", 0, 0, -, CORE_CONFIG_PROTECTED)                                     \
     X("dbfilename", dbfilename, STR, "dump.terse", 0, 0, -,                                      \
       CORE_CONFIG_PROTECTED | CORE_CONFIG_BASENAME)                                              \
@@ -250,6 +256,21 @@ struct core_config_obuf {
       CORE_CONFIG_MUTABLE)                                                                       \
     X("terse-compression-level", terse_compression_level, INT, "4", 0, 12, -,                     \
       CORE_CONFIG_MUTABLE)
+
+/*
+ * Other names of an option, as Redis 7.0 still accepts its pre-7.0 spellings. Row:
+ * X(ALIAS, field), field naming the CORE_CONFIG_OPTIONS row it stands for. An alias is that
+ * option under a second name everywhere a name is read: the config file, the command line,
+ * CONFIG SET (a value error names the option by the alias, as Redis does), CONFIG GET
+ * (an exact name answers under the name given; a glob lists every option and every alias that
+ * matches, each under its own name, an alias right after its option; Redis's order is its hash
+ * table's, random per process, so none is owed). As in Redis, CONFIG SET of an option and its
+ * alias in one call is no "duplicate parameter": the pairs apply in order, the last one wins.
+ * Only Redis 7.0's aliases of options terse has are listed.
+ */
+#define CORE_CONFIG_ALIASES(X)                                                                   \
+    X("hash-max-ziplist-entries", hash_max_listpack_entries)                                     \
+    X("hash-max-ziplist-value", hash_max_listpack_value)
 
 /* C type of each KIND's field. */
 #define CORE_CONFIG_CTYPE_BOOL bool
@@ -343,7 +364,9 @@ int core_config_apply_args(struct core_config *c, int argc, char **argv, char *e
  * save, client-output-buffer-limit) is split on single spaces, as Redis does; "" means no
  * words. flags: 0 or CORE_CONFIG_SET_LOCAL.
  * Checks, in Redis's order: an unknown name anywhere wins; else the first immutable or
- * protected option or repeated name; then values in order. err gets Redis 7.0's text with its
+ * protected option or repeated name (the same name twice, in any case; an option and its
+ * alias are two names, as in Redis); then values in order, a value error naming the option as
+ * the table spells the name used (its own or the alias). err gets Redis 7.0's text with its
  * "ERR " prefix (the caller adds the RESP '-'), e.g.
  *     ERR Unknown option or number of arguments for CONFIG SET - 'foo'
  *     ERR CONFIG SET failed (possibly related to argument 'port') - argument must be between
@@ -365,7 +388,8 @@ int core_config_set(struct core_config *c, const char *name, const char *value, 
  * core_config_get: CONFIG GET for one pattern. Calls emit(arg, name, value) for each match,
  * in table order. A pattern without any of "*?[" names one option (case-insensitive) and its
  * name is emitted as given, as Redis does; otherwise it is a glob (Redis's stringmatch rules:
- * * ? [abc] [^a-z] \x; case-insensitive) over the option names, emitted in their own case.
+ * * ? [abc] [^a-z] \x; case-insensitive) over the option names and their aliases, each match
+ * emitted under its own name in its own case, an option's aliases right after it.
  * pattern: borrowed, NUL-terminated. name, value: valid only during the call.
  * Values are formatted as Redis's CONFIG GET shows them: bools yes/no, memory sizes as plain
  * byte counts, enums by name, bind/save/client-output-buffer-limit as their words joined by

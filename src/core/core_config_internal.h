@@ -58,6 +58,19 @@ struct core_config_opt {
 extern const struct core_config_opt core_config_opts[];
 extern const size_t core_config_n_opts;
 
+/* One row of CORE_CONFIG_ALIASES, as data: a second name of the option whose field is at off.
+ * Invariants: an option has that field (each option has its own field, so exactly one;
+ * asserted where resolved); no alias is the name of an option or of another alias (checked
+ * by test_core_config, as core_config_opt_find would never reach such a row). */
+struct core_config_alias {
+    const char *name;
+    size_t off; /* offsetof the field in struct core_config, as core_config_opt.off */
+};
+
+/* Every alias, in table order (core_config.c); core_config_n_aliases rows. */
+extern const struct core_config_alias core_config_aliases[];
+extern const size_t core_config_n_aliases;
+
 /* Field access through the descriptor; the void * step keeps -Wcast-align quiet, and offsetof
  * of a member of that type guarantees the alignment. */
 #define CORE_CONFIG_PTR(c, o, type) ((type *)(void *)((char *)(c) + (o)->off))
@@ -98,8 +111,14 @@ __attribute__((format(printf, 3, 4))) void core_config_err_fmt(char *err, size_t
 /* ASCII case-insensitive string equality. */
 bool core_config_str_ieq(const char *a, const char *b);
 
-/* The descriptor of option `name` (case-insensitive), or NULL. */
-const struct core_config_opt *core_config_opt_find(const char *name);
+/* The descriptor of option `name` (case-insensitive; its own name or an alias), or NULL.
+ * spelling: NULL, or gets the table's spelling of the name that matched: o->name or the
+ * alias's name (static storage). Two lookups matched the same name iff both pointers are
+ * equal. */
+const struct core_config_opt *core_config_opt_find(const char *name, const char **spelling);
+
+/* The descriptor of the option alias a names (never NULL for a table row). */
+const struct core_config_opt *core_config_alias_target(const struct core_config_alias *a);
 
 /* Applies the words of one directive (argv[0, argc), without the name; only read) to option o
  * of c, within session s. Returns TERSE_OK, TERSE_ECONFIG or TERSE_ENOMEM with the reason in

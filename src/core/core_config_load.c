@@ -208,7 +208,7 @@ static int load_text(struct core_config *c, const char *text, size_t len, const 
                      "Unbalanced quotes in configuration line");
             return TERSE_ECONFIG;
         }
-        o = w.n > 0 ? core_config_opt_find(w.v[0]) : NULL;
+        o = w.n > 0 ? core_config_opt_find(w.v[0], NULL) : NULL;
         if (o == NULL) {
             core_config_words_release(&w);
             line_err(err, err_cap, origin, cmdline, lineno, line, line_len,

@@ -7,9 +7,10 @@
  * own. CONFIG SET checks every name first (Redis's order of errors), then applies the values
  * to a deep copy and swaps it in only when every pair passed, so a failure leaves the live
  * config as it was. CONFIG GET formats a field as Redis shows it and matches patterns with
- * Redis's stringmatch glob rules, in O(len(pattern) * len(name)) per option, never
- * exponential. Kept apart from the table and the text reader because these walk the whole
- * struct, at startup and for clients, while those handle one directive at a time.
+ * Redis's stringmatch glob rules over the option names and their aliases, in
+ * O(len(pattern) * len(name)) per name, never exponential. Kept apart from the table and the
+ * text reader because these walk the whole struct, at startup and for clients, while those
+ * handle one directive at a time.
  */
 #include "core/core_config.h"
 
@@ -182,7 +183,8 @@ int core_config_set_pairs(struct core_config *c, const char *const *names,
     }
     /* Redis's first pass: names only. An unknown name seen before any other problem wins. */
     for (size_t i = 0; i < n; i++) {
-        const struct core_config_opt *o = core_config_opt_find(names[i]);
+        const char *spelling;
+        const struct core_config_opt *o = core_config_opt_find(names[i], &spelling);
         if (o == NULL) {
             if (unknown == NULL && bad_name == NULL) {
                 unknown = names[i];
@@ -203,7 +205,10 @@ int core_config_set_pairs(struct core_config *c, const char *const *names,
             continue;
         }
         for (size_t j = 0; j < i; j++) {
-            if (core_config_opt_find(names[j]) == o) {
+            /* Redis keeps an alias as a second entry of its table: an option and its alias
+             * are two parameters here, and the later pair wins when both apply. */
+            const char *spelling_j = NULL;
+            if (core_config_opt_find(names[j], &spelling_j) == o && spelling_j == spelling) {
                 bad_name = names[i];
                 bad_why = "duplicate parameter";
                 break;
@@ -229,7 +234,8 @@ int core_config_set_pairs(struct core_config *c, const char *const *names,
         return rc;
     }
     for (size_t i = 0; i < n; i++) {
-        const struct core_config_opt *o = core_config_opt_find(names[i]);
+        const char *spelling;
+        const struct core_config_opt *o = core_config_opt_find(names[i], &spelling);
         if (values[i] == NULL) {
             core_config_deinit(&tmp);
             return TERSE_EINVAL;
@@ -238,10 +244,11 @@ int core_config_set_pairs(struct core_config *c, const char *const *names,
         rc = set_one(&tmp, o, values[i], why, sizeof why);
         if (rc != TERSE_OK) {
             core_config_deinit(&tmp);
-            /* Redis names the option by its own spelling here, unlike in the first pass. */
+            /* Redis names the option by the table's spelling of the name used here (the
+             * alias's, when an alias was used), unlike in the first pass. */
             core_config_err_fmt(err, err_cap,
                                 "ERR CONFIG SET failed (possibly related to argument '%s') - %s",
-                                o->name, rc == TERSE_ENOMEM ? "out of memory" : why);
+                                spelling, rc == TERSE_ENOMEM ? "out of memory" : why);
             return rc;
         }
     }
@@ -414,7 +421,7 @@ void core_config_get(const struct core_config *c, const char *pattern,
         return;
     }
     if (strpbrk(pattern, "*?[") == NULL) {
-        const struct core_config_opt *o = core_config_opt_find(pattern);
+        const struct core_config_opt *o = core_config_opt_find(pattern, NULL);
         if (o != NULL) {
             emit(arg, pattern, opt_format(c, o, buf));
         }
@@ -424,6 +431,13 @@ void core_config_get(const struct core_config *c, const char *pattern,
         const struct core_config_opt *o = &core_config_opts[i];
         if (glob_match(pattern, o->name)) {
             emit(arg, o->name, opt_format(c, o, buf));
+        }
+        /* Redis 7.0 lists a matching alias too, under its own name. */
+        for (size_t k = 0; k < core_config_n_aliases; k++) {
+            const struct core_config_alias *a = &core_config_aliases[k];
+            if (a->off == o->off && glob_match(pattern, a->name)) {
+                emit(arg, a->name, opt_format(c, o, buf));
+            }
         }
     }
 }
@@ -439,7 +453,7 @@ int core_config_get_one(const struct core_config *c, const char *name, char *dst
     if (c == NULL || name == NULL || out_len == NULL || (dst == NULL && dst_cap > 0)) {
         return TERSE_EINVAL;
     }
-    o = core_config_opt_find(name);
+    o = core_config_opt_find(name, NULL);
     if (o == NULL) {
         return TERSE_ENOTFOUND;
     }
@@ -455,7 +469,7 @@ int core_config_get_one(const struct core_config *c, const char *name, char *dst
 
 int core_config_flags(const char *name, unsigned *out)
 {
-    const struct core_config_opt *o = name != NULL ? core_config_opt_find(name) : NULL;
+    const struct core_config_opt *o = name != NULL ? core_config_opt_find(name, NULL) : NULL;
 
     if (o == NULL || out == NULL) {
         return TERSE_ENOTFOUND;

@@ -137,6 +137,11 @@ static void test_defaults(void **state)
         {"appendonly", "no"},
         {"protected-mode", "yes"},
         {"lazyfree-lazy-user-del", "no"},
+        /* Redis 7.0's built-in 512, not the 128 of its sample redis.conf (and of Redis 7.2). */
+        {"hash-max-listpack-entries", "512"},
+        {"hash-max-listpack-value", "64"},
+        {"hash-max-ziplist-entries", "512"},
+        {"hash-max-ziplist-value", "64"},
     };
 
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -556,6 +561,196 @@ static void test_args_special(void **state)
     assert_int_equal(args(f, 0, NULL), TERSE_OK);
 }
 
+/* ---- hash encoding limits and option aliases ------------------------------------------- */
+
+static void test_hash_limits(void **state)
+{
+    struct fx *f = *state;
+
+    /* hash-max-listpack-entries: Redis's size_t INTEGER_CONFIG in [0, LONG_MAX]. */
+    check_value(f, "hash-max-listpack-entries", "0", "0");
+    check_value(f, "hash-max-listpack-entries", "9223372036854775807", "9223372036854775807");
+    assert_int_equal(f->c.hash_max_listpack_entries, 9223372036854775807LL);
+    check_value(f, "hash-max-listpack-entries", "9223372036854775808", NULL);
+    check_reason(f, "argument couldn't be parsed into an integer");
+    check_value(f, "hash-max-listpack-entries", "-1", NULL);
+    check_reason(f, "argument must be between 0 and 9223372036854775807 inclusive");
+    check_value(f, "hash-max-listpack-entries", "1kb", NULL);
+    check_reason(f, "argument couldn't be parsed into an integer");
+    check_value(f, "hash-max-listpack-entries", "007", NULL);
+    check_value(f, "hash-max-listpack-entries", "+5", NULL);
+    check_value(f, "hash-max-listpack-entries", "\"\"", NULL);
+    check_reason(f, "argument couldn't be parsed into an integer");
+    /* hash-max-listpack-value: a MEMORY_CONFIG in [0, LONG_MAX], shown as bytes. */
+    check_value(f, "hash-max-listpack-value", "0", "0");
+    check_value(f, "hash-max-listpack-value", "1kb", "1024");
+    check_value(f, "hash-max-listpack-value", "8gb", "8589934592");
+    check_value(f, "hash-max-listpack-value", "9223372036854775807", "9223372036854775807");
+    assert_int_equal(f->c.hash_max_listpack_value, 9223372036854775807ULL);
+    check_value(f, "hash-max-listpack-value", "9223372036854775808", NULL);
+    check_reason(f, "argument must be between 0 and 9223372036854775807 inclusive");
+    check_value(f, "hash-max-listpack-value", "-1", NULL);
+    check_reason(f, "argument must be a memory value");
+    check_value(f, "hash-max-listpack-value", "1.5", NULL);
+    check_reason(f, "argument must be a memory value");
+}
+
+/* The alias table's invariants: each alias answers for its option, and no alias is also an
+ * option's name or another alias (core_config_opt_find would never reach such a row). */
+#define NAME_OF_OPTION(name, field, kind, dflt, min, max, names, flags) name,
+#define NAME_OF_ALIAS(alias, field) alias,
+#define ALIAS_CHECK(alias, field)                                                                \
+    assert_string_equal(get_in(&f->c, alias), get_in(&f->c, field_name(&f->c, &f->c.field)));   \
+    assert_int_equal(core_config_flags(alias, &flags_alias), TERSE_OK);                          \
+    assert_int_equal(core_config_flags(field_name(&f->c, &f->c.field), &flags_opt), TERSE_OK);   \
+    assert_int_equal(flags_alias, flags_opt);
+
+static const char *get_in(const struct core_config *c, const char *name)
+{
+    static char out[2][CORE_CONFIG_VALUE_CAP]; /* test-only scratch, two at a time */
+    static int turn;
+    size_t len;
+
+    turn ^= 1;
+    assert_int_equal(core_config_get_one(c, name, out[turn], sizeof out[turn], &len), TERSE_OK);
+    return out[turn];
+}
+
+/* The option name whose field is at p in c, through the table. */
+static const char *field_name(const struct core_config *c, const void *p)
+{
+#define NAME_IF_FIELD(name, field, kind, dflt, min, max, names, flags)                           \
+    if ((const void *)&c->field == p) {                                                          \
+        return name;                                                                             \
+    }
+    CORE_CONFIG_OPTIONS(NAME_IF_FIELD)
+#undef NAME_IF_FIELD
+    fail_msg("no option has that field");
+    return NULL;
+}
+
+static void test_alias_table(void **state)
+{
+    static const char *const options[] = {CORE_CONFIG_OPTIONS(NAME_OF_OPTION)};
+    static const char *const aliases[] = {CORE_CONFIG_ALIASES(NAME_OF_ALIAS)};
+    const size_t n_opt = sizeof options / sizeof options[0];
+    const size_t n_alias = sizeof aliases / sizeof aliases[0];
+    struct fx *f = *state;
+    unsigned flags_alias, flags_opt;
+
+    for (size_t i = 0; i < n_alias; i++) {
+        for (size_t j = 0; j < n_opt; j++) {
+            assert_true(strcasecmp(aliases[i], options[j]) != 0);
+        }
+        for (size_t j = 0; j < i; j++) {
+            assert_true(strcasecmp(aliases[i], aliases[j]) != 0);
+        }
+    }
+    /* Each alias reads its option's value and has its flags (test_alias_set shows that the
+     * two names share one field). */
+    CORE_CONFIG_ALIASES(ALIAS_CHECK)
+}
+
+static void test_alias_file_and_args(void **state)
+{
+    struct fx *f = *state;
+    static const char *const a[] = {"--hash-max-ziplist-entries", "0",
+                                    "--hash-max-ziplist-value", "1kb"};
+    static const char *const bad[] = {"--hash-max-ziplist-entries", "-5"};
+
+    assert_int_equal(load(f, "hash-max-ziplist-entries 10\nHASH-MAX-ZIPLIST-VALUE 5mb\n"),
+                     TERSE_OK);
+    assert_int_equal(f->c.hash_max_listpack_entries, 10);
+    assert_int_equal(f->c.hash_max_listpack_value, 5u * 1024 * 1024);
+    assert_string_equal(get(f, "hash-max-listpack-entries"), "10");
+    assert_string_equal(get(f, "HASH-MAX-ZIPLIST-ENTRIES"), "10");
+    /* One option under two names: the last line wins, whichever name it uses. */
+    assert_int_equal(load(f, "hash-max-ziplist-entries 10\nhash-max-listpack-entries 30\n"),
+                     TERSE_OK);
+    assert_int_equal(f->c.hash_max_listpack_entries, 30);
+    assert_int_equal(load(f, "hash-max-listpack-entries 30\nhash-max-ziplist-entries 10\n"),
+                     TERSE_OK);
+    assert_int_equal(f->c.hash_max_listpack_entries, 10);
+    assert_int_equal(load(f, "hash-max-ziplist-entries abc\n"), TERSE_ECONFIG);
+    assert_non_null(strstr(f->err, ">>> 'hash-max-ziplist-entries abc'\n"));
+    check_reason(f, "argument couldn't be parsed into an integer");
+    assert_int_equal(load(f, "hash-max-ziplist-entries 1 2\n"), TERSE_ECONFIG);
+    check_reason(f, "wrong number of arguments");
+    assert_int_equal(load(f, "hash-max-ziplist-value\n"), TERSE_ECONFIG);
+    check_reason(f, "wrong number of arguments");
+    assert_int_equal(args(f, 4, a), TERSE_OK);
+    assert_int_equal(f->c.hash_max_listpack_entries, 0);
+    assert_int_equal(f->c.hash_max_listpack_value, 1024);
+    assert_int_equal(args(f, 2, bad), TERSE_ECONFIG);
+    assert_string_equal(f->err, "\n*** FATAL CONFIG FILE ERROR (terse) ***\n"
+                                "Reading the command line, at option 1\n"
+                                ">>> 'hash-max-ziplist-entries \"-5\"'\n"
+                                "argument must be between 0 and 9223372036854775807 inclusive");
+}
+
+static void test_alias_set(void **state)
+{
+    struct fx *f = *state;
+    const char *n1[] = {"hash-max-ziplist-entries", "hash-max-listpack-entries"};
+    const char *v1[] = {"1", "2"};
+    const char *n2[] = {"hash-max-listpack-entries", "hash-max-ziplist-entries"};
+    const char *n3[] = {"hash-max-ziplist-entries", "HASH-MAX-ZIPLIST-ENTRIES"};
+    const char *n4[] = {"hash-max-ziplist-entries", "hash-max-listpack-entries"};
+    const char *v4[] = {"5", "abc"};
+    const char *n5[] = {"Hash-Max-Ziplist-Value", "databases"};
+
+    assert_int_equal(set(f, "hash-max-ziplist-entries", "7"), TERSE_OK);
+    assert_string_equal(get(f, "hash-max-listpack-entries"), "7");
+    assert_int_equal(set(f, "hash-max-listpack-value", "1kb"), TERSE_OK);
+    assert_string_equal(get(f, "hash-max-ziplist-value"), "1024");
+    /* An option and its alias are two parameters to Redis: no "duplicate", the last wins. */
+    assert_int_equal(core_config_set_pairs(&f->c, n1, v1, 2, 0, f->err, sizeof f->err),
+                     TERSE_OK);
+    assert_int_equal(f->c.hash_max_listpack_entries, 2);
+    assert_int_equal(core_config_set_pairs(&f->c, n2, v1, 2, 0, f->err, sizeof f->err),
+                     TERSE_OK);
+    assert_int_equal(f->c.hash_max_listpack_entries, 2);
+    /* The same alias twice is a duplicate, named as the client spelled it. */
+    assert_int_equal(core_config_set_pairs(&f->c, n3, v1, 2, 0, f->err, sizeof f->err),
+                     TERSE_ECONFIG);
+    assert_string_equal(f->err, "ERR CONFIG SET failed (possibly related to argument "
+                                "'HASH-MAX-ZIPLIST-ENTRIES') - duplicate parameter");
+    /* Atomic across the two names. */
+    assert_int_equal(core_config_set_pairs(&f->c, n4, v4, 2, 0, f->err, sizeof f->err),
+                     TERSE_ECONFIG);
+    assert_string_equal(f->err, "ERR CONFIG SET failed (possibly related to argument "
+                                "'hash-max-listpack-entries') - argument couldn't be parsed "
+                                "into an integer");
+    assert_int_equal(f->c.hash_max_listpack_entries, 2);
+    /* A value error names the alias in the table's spelling, as Redis does. */
+    assert_int_equal(set(f, "HASH-MAX-ZIPLIST-ENTRIES", "abc"), TERSE_ECONFIG);
+    assert_string_equal(f->err, "ERR CONFIG SET failed (possibly related to argument "
+                                "'hash-max-ziplist-entries') - argument couldn't be parsed "
+                                "into an integer");
+    assert_int_equal(set(f, "hash-max-ziplist-entries", "-1"), TERSE_ECONFIG);
+    assert_string_equal(f->err, "ERR CONFIG SET failed (possibly related to argument "
+                                "'hash-max-ziplist-entries') - argument must be between 0 and "
+                                "9223372036854775807 inclusive");
+    assert_int_equal(set(f, "hash-max-ziplist-value", "-1"), TERSE_ECONFIG);
+    assert_string_equal(f->err, "ERR CONFIG SET failed (possibly related to argument "
+                                "'hash-max-ziplist-value') - argument must be a memory value");
+    assert_int_equal(set(f, "hash-max-listpack-value", "9223372036854775808"), TERSE_ECONFIG);
+    assert_string_equal(f->err, "ERR CONFIG SET failed (possibly related to argument "
+                                "'hash-max-listpack-value') - argument must be between 0 and "
+                                "9223372036854775807 inclusive");
+    /* First-pass errors name the argument as given, alias or not. */
+    assert_int_equal(core_config_set_pairs(&f->c, n5, v1, 2, 0, f->err, sizeof f->err),
+                     TERSE_ECONFIG);
+    assert_string_equal(f->err, "ERR CONFIG SET failed (possibly related to argument "
+                                "'databases') - can't set immutable config");
+    assert_int_equal(f->c.hash_max_listpack_value, 1024);
+    {
+        unsigned flags = 1;
+        assert_int_equal(core_config_flags("hash-max-ziplist-value", &flags), TERSE_OK);
+        assert_int_equal(flags, CORE_CONFIG_MUTABLE);
+    }
+}
+
 /* ---- CONFIG SET -------------------------------------------------------------------------- */
 
 static void test_set_errors(void **state)
@@ -720,6 +915,49 @@ static void test_get_globs(void **state)
     assert_int_equal(s->n, 0);
 }
 
+static void test_get_aliases(void **state)
+{
+    struct fx *f = *state;
+    struct seen *s;
+
+    assert_int_equal(set(f, "hash-max-listpack-entries", "100"), TERSE_OK);
+    /* A glob lists an alias too, under its own name, right after its option. */
+    s = get_all(f, "hash-max-*");
+    assert_int_equal(s->n, 4);
+    assert_string_equal(s->names[0], "hash-max-listpack-entries");
+    assert_string_equal(s->names[1], "hash-max-ziplist-entries");
+    assert_string_equal(s->names[2], "hash-max-listpack-value");
+    assert_string_equal(s->names[3], "hash-max-ziplist-value");
+    s = get_all(f, "*ZIPLIST*");
+    assert_int_equal(s->n, 2);
+    assert_string_equal(s->names[0], "hash-max-ziplist-entries");
+    assert_string_equal(s->names[1], "hash-max-ziplist-value");
+    assert_string_equal(s->last_value, "64");
+    s = get_all(f, "*listpack-e?tries");
+    assert_int_equal(s->n, 1);
+    assert_string_equal(s->last_value, "100");
+    s = get_all(f, "hash-max-ziplist-entrie[s]");
+    assert_int_equal(s->n, 1);
+    assert_string_equal(s->names[0], "hash-max-ziplist-entries");
+    assert_string_equal(s->last_value, "100");
+    /* An exact alias answers under the name as given. */
+    s = get_all(f, "Hash-Max-Ziplist-Entries");
+    assert_int_equal(s->n, 1);
+    assert_string_equal(s->names[0], "Hash-Max-Ziplist-Entries");
+    assert_string_equal(s->last_value, "100");
+    s = get_all(f, "hash-max-ziplist");
+    assert_int_equal(s->n, 0);
+    /* "*" lists every option and every alias once. */
+    s = get_all(f, "*");
+    {
+        int n_ziplist = 0;
+        for (int i = 0; i < s->n && i < 64; i++) {
+            n_ziplist += strstr(s->names[i], "ziplist") != NULL;
+        }
+        assert_int_equal(n_ziplist, 2);
+    }
+}
+
 static void test_get_one(void **state)
 {
     struct fx *f = *state;
@@ -807,10 +1045,15 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_load_file, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_args_override_file, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_args_special, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_hash_limits, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_alias_table, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_alias_file_and_args, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_alias_set, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_set_errors, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_set_pairs, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_set_protected, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_get_globs, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_get_aliases, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_get_one, fx_setup, fx_teardown),
         cmocka_unit_test(test_oom),
     };
