@@ -6,7 +6,8 @@
 #
 #   tools/redis_tests.sh [--terse PATH] [--out DIR] [--known FILE] [UNIT ...]
 #
-# UNIT defaults to unit/type/string unit/type/incr unit/keyspace unit/expire.
+# UNIT defaults to unit/type/string unit/type/incr unit/keyspace unit/expire, and unit/type/hash
+# for the hash type.
 #
 # The tests are not in this repository: they are fetched at test time from Debian's source
 # package of redis, the version of the installed redis-server (the oracle), through apt with
@@ -54,7 +55,7 @@ while [ $# -gt 0 ]; do
     *) UNITS+=("$1"); shift ;;
     esac
 done
-[ ${#UNITS[@]} -gt 0 ] || UNITS=(unit/type/string unit/type/incr unit/keyspace unit/expire)
+[ ${#UNITS[@]} -gt 0 ] || UNITS=(unit/type/string unit/type/incr unit/keyspace unit/expire unit/type/hash)
 
 PYTHON=${PYTHON:-python3}
 for tool in tclsh patch "$PYTHON" apt-get redis-cli "$REDIS_SERVER"; do

@@ -155,6 +155,8 @@ struct cmd_settings {
     struct store_evict_opts evict; /* policy, volatile_only, maxmemory-samples, lfu params */
     int active_expire;         /* 1: background expiry runs (DEBUG SET-ACTIVE-EXPIRE) */
     int compression;           /* enum cmd_compression (terse-compression) */
+    long long hash_max_listpack_entries; /* hash-max-listpack-entries: OBJECT ENCODING */
+    long long hash_max_listpack_value;   /* hash-max-listpack-value: OBJECT ENCODING */
     char run_id[41];           /* 40 hex chars, random per process start */
 };
 
@@ -192,6 +194,10 @@ struct cmd_server {
     size_t scratch_cap;
     uint8_t *scratch2;
     size_t scratch2_cap;
+    /* A third, for arrays a command builds next to the other two (the field/value pairs of
+     * an HSET, the field offsets HRANDFIELD picks from). Same owner and lifetime. */
+    uint8_t *scratch3;
+    size_t scratch3_cap;
 };
 
 /* Sets up the table and the state; the caller fills shard, codec, alloc, hooks, settings
@@ -311,6 +317,7 @@ extern const struct cmd_def cmd_conn_defs[];
 extern const struct cmd_def cmd_server_defs[];
 extern const struct cmd_def cmd_memory_defs[];
 extern const struct cmd_def cmd_persist_defs[];
+extern const struct cmd_def cmd_hash_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "cmd/cmd_digest.h"
+#include "cmd/cmd_hash.h"
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_server.h"
 #include "cmd/cmd_util.h"
@@ -161,6 +162,9 @@ static void debug_object(struct cmd_call *c)
             return;
         }
         enc = vi.orig_len <= DEBUG_EMBSTR_MAX ? "embstr" : "raw";
+        if (store_entry_type(e) == STORE_TYPE_HASH) {
+            enc = cmd_hash_encoding(e);
+        }
         if (vi.kind == CODEC_RAW) {
             ser = rdb_len_size(vi.orig_len) + vi.orig_len;
         } else {

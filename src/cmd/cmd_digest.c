@@ -8,6 +8,8 @@
 
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
+#include "store/store_hash.h"
+#include "store/store_list.h"
 #include "terse/status.h"
 
 /* ---- SHA-1 -------------------------------------------------------------------------------- */
@@ -153,6 +155,68 @@ static void be32(uint8_t out[4], uint32_t v)
     out[3] = (uint8_t)v;
 }
 
+/* Redis's numbers for its object types (OBJ_STRING ... OBJ_HASH), which the digest mixes in,
+ * by enum store_type. */
+static const uint32_t digest_obj_type[] = {
+    [STORE_TYPE_STRING] = 0, [STORE_TYPE_LIST] = 1, [STORE_TYPE_SET] = 2, [STORE_TYPE_HASH] = 4};
+
+/* A hash, as Redis digests one: each field and value mixed into a digest of their own, the
+ * pairs' digests xored together, so the order of the fields does not matter. */
+static int hash_part(const uint8_t *form, size_t len, uint8_t d[CMD_DIGEST_LEN])
+{
+    struct store_hash_it it;
+    struct store_hash_kv kv;
+    uint64_t n;
+    int rc;
+
+    if (store_hash_open(form, len, &it, &n) != TERSE_OK) {
+        return TERSE_ECORRUPT;
+    }
+    while ((rc = store_hash_next(&it, &kv)) == 1) {
+        uint8_t pair[CMD_DIGEST_LEN] = {0};
+        digest_mix(pair, kv.f, kv.flen);
+        digest_mix(pair, kv.v, kv.vlen);
+        digest_xor(d, pair, sizeof(pair));
+    }
+    return rc == 0 ? TERSE_OK : TERSE_ECORRUPT;
+}
+
+/* A set (a hash form whose values are empty), as Redis digests one: each member's own digest
+ * xored in, in no order. */
+static int set_part(const uint8_t *form, size_t len, uint8_t d[CMD_DIGEST_LEN])
+{
+    struct store_hash_it it;
+    struct store_hash_kv kv;
+    uint64_t n;
+    int rc;
+
+    if (store_hash_open(form, len, &it, &n) != TERSE_OK) {
+        return TERSE_ECORRUPT;
+    }
+    while ((rc = store_hash_next(&it, &kv)) == 1) {
+        digest_xor(d, kv.f, kv.flen);
+    }
+    return rc == 0 ? TERSE_OK : TERSE_ECORRUPT;
+}
+
+/* A list, as Redis digests one: its elements mixed in order, head first. */
+static int list_part(const uint8_t *form, size_t len, uint8_t d[CMD_DIGEST_LEN])
+{
+    struct store_list_it it;
+    const uint8_t *el;
+    size_t el_len;
+    uint64_t n;
+    int rc;
+
+    if (store_list_open(form, len, &it, &n) != TERSE_OK) {
+        return TERSE_ECORRUPT;
+    }
+    while ((rc = store_list_next(&it, &el, &el_len)) == 1) {
+        digest_mix(d, el, el_len);
+    }
+    return rc == 0 ? TERSE_OK : TERSE_ECORRUPT;
+}
+
 /* Mixes the value part of e (type, original bytes, expiry mark) into d. */
 static int value_part(struct cmd_call *c, const struct store_entry *e, uint8_t d[CMD_DIGEST_LEN])
 {
@@ -160,14 +224,31 @@ static int value_part(struct cmd_call *c, const struct store_entry *e, uint8_t d
     const uint8_t *p;
     size_t len;
     int rc;
+    enum store_type t = store_entry_type(e);
 
-    be32(type, (uint32_t)store_entry_type(e));
+    be32(type, digest_obj_type[t]);
     digest_mix(d, type, sizeof(type));
     rc = cmd_value_get(c, e, &p, &len);
     if (rc != TERSE_OK) {
         return rc;
     }
-    digest_mix(d, p, len);
+    switch (t) {
+    case STORE_TYPE_STRING:
+        digest_mix(d, p, len);
+        break;
+    case STORE_TYPE_HASH:
+        rc = hash_part(p, len, d);
+        break;
+    case STORE_TYPE_LIST:
+        rc = list_part(p, len, d);
+        break;
+    case STORE_TYPE_SET:
+        rc = set_part(p, len, d);
+        break;
+    }
+    if (rc != TERSE_OK) {
+        return rc;
+    }
     if (store_entry_expire(e) != STORE_NO_EXPIRE) {
         digest_xor(d, "!!expire!!", 10);
     }

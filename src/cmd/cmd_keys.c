@@ -91,6 +91,12 @@ const char *cmd_keys_type_name(const struct store_entry *e)
     switch (store_entry_type(e)) {
     case STORE_TYPE_STRING:
         return "string";
+    case STORE_TYPE_HASH:
+        return "hash";
+    case STORE_TYPE_LIST:
+        return "list";
+    case STORE_TYPE_SET:
+        return "set";
     }
     return "none";
 }

@@ -210,14 +210,15 @@ void cmd_lcs_proc(struct cmd_call *c)
     uint8_t *dst = NULL;
     struct store_entry *ea, *eb;
     long long max;
-    int replied = 0;
 
-    ea = cmd_lookup_read(c, ka, &replied);
-    if (replied) {
+    ea = cmd_lookup_read(c, ka, NULL);
+    eb = cmd_lookup_read(c, kb, NULL);
+    if ((ea != NULL && store_entry_type(ea) != STORE_TYPE_STRING) ||
+        (eb != NULL && store_entry_type(eb) != STORE_TYPE_STRING)) {
+        cmd_reply_err(c, "ERR The specified keys must contain string values");
         return;
     }
-    eb = cmd_lookup_read(c, kb, &replied);
-    if (replied || lcs_args_parse_or_reply(c, &args) != TERSE_OK) {
+    if (lcs_args_parse_or_reply(c, &args) != TERSE_OK) {
         return;
     }
     /* b goes to scratch2 first: a reserve never disturbs the other buffer. */

@@ -212,7 +212,8 @@ static size_t last_key(const struct cmd_def *d, size_t argc)
 /*
  * What a CMD_DENYOOM command may add to the store: store_cost of each key, with the codec
  * bound of the other arguments' bytes as the value of the first key (or, for key/value pairs
- * such as MSET, of the argument after each key); COPY adds the size of its source entry.
+ * such as MSET, of the argument after each key); COPY and the hash writes add the size of the
+ * entry at their first key.
  */
 static size_t write_cost(struct cmd_call *c, const struct cmd_def *d)
 {
@@ -241,7 +242,9 @@ static size_t write_cost(struct cmd_call *c, const struct cmd_def *d)
             }
         }
         vlen = codec_value_bound(rest);
-        if (strcmp(d->name, "copy") == 0) {
+        /* COPY adds its source's size; a hash write rewrites the whole hash, so the old
+         * entry's size comes on top of the new fields (cmd_hash.c). */
+        if (strcmp(d->name, "copy") == 0 || strcmp(d->group, "hash") == 0) {
             const struct store_entry *e = store_lookup(shard, c->cl->db, c->argv[1].p,
                                                        c->argv[1].len, c->now_ms, 0);
             vlen += e != NULL ? store_entry_mem(e) : 0;

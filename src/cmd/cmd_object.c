@@ -16,6 +16,7 @@
 
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_keys.h"
+#include "cmd/cmd_hash.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "terse/status.h"
@@ -72,7 +73,8 @@ static const struct store_entry *keys_object_lookup(struct cmd_call *c)
     return e;
 }
 
-/* Compressed or not, a value is a string to clients: report Redis's string encodings. */
+/* Compressed or not, a value is a string to clients: report Redis's string encodings, and
+ * for a hash the one Redis would use. */
 static void keys_object_encoding(struct cmd_call *c)
 {
     const struct store_entry *e = keys_object_lookup(c);
@@ -80,6 +82,10 @@ static void keys_object_encoding(struct cmd_call *c)
     int st;
 
     if (e == NULL) {
+        return;
+    }
+    if (store_entry_type(e) == STORE_TYPE_HASH) {
+        resp_write_cstr(c->out, cmd_hash_encoding(e));
         return;
     }
     if (store_entry_enc(e) == STORE_ENC_INT) {

@@ -29,7 +29,6 @@
 /* Bytes reserved ahead of the SCAN keys: "*2\r\n" + "$20\r\n" + 20 digits + CRLF + array
  * header; two headers of RESP_HEADER_MAX always suffice. */
 #define KEYS_SCAN_GAP (2 * RESP_HEADER_MAX)
-#define KEYS_ERR_CURSOR "ERR invalid cursor"
 
 /* ---- KEYS, SCAN, RANDOMKEY, DBSIZE --------------------------------------------------------- */
 
@@ -112,7 +111,7 @@ void cmd_keys_proc(struct cmd_call *c)
  * negative value wraps), decimal digits, nothing after them (an embedded NUL ends the string
  * as it does for Redis), no overflow. An empty cursor is 0. 1 on success, 0 otherwise.
  */
-static int keys_parse_cursor(const uint8_t *p, size_t len, uint64_t *out)
+int cmd_scan_parse_cursor(const uint8_t *p, size_t len, uint64_t *out)
 {
     size_t i = 0;
     uint64_t v = 0;
@@ -167,8 +166,8 @@ void cmd_scan_proc(struct cmd_call *c)
     long long count = 10;
     size_t at;
 
-    if (!keys_parse_cursor(c->argv[1].p, c->argv[1].len, &cursor)) {
-        cmd_reply_err(c, KEYS_ERR_CURSOR);
+    if (!cmd_scan_parse_cursor(c->argv[1].p, c->argv[1].len, &cursor)) {
+        cmd_reply_err(c, CMD_SCAN_ERR_CURSOR);
         return;
     }
     for (size_t i = 2; i < c->argc; i += 2) {

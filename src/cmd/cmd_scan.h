@@ -8,6 +8,10 @@
 #include "cmd/cmd.h"
 
 void cmd_keys_proc(struct cmd_call *c);      /* KEYS pattern */
+/* A SCAN-family cursor parsed as Redis's strtoull does (sign wraps, no overflow, empty is 0);
+ * 1 on success, 0 for CMD_SCAN_ERR_CURSOR. HSCAN takes the same. */
+#define CMD_SCAN_ERR_CURSOR "ERR invalid cursor"
+int cmd_scan_parse_cursor(const uint8_t *p, size_t len, uint64_t *out);
 void cmd_scan_proc(struct cmd_call *c);      /* SCAN cursor [MATCH p] [COUNT n] [TYPE t] */
 void cmd_randomkey_proc(struct cmd_call *c); /* RANDOMKEY */
 void cmd_dbsize_proc(struct cmd_call *c);    /* DBSIZE */

@@ -169,10 +169,7 @@ static void set_generic(struct cmd_call *c, const struct resp_slice *key,
             return;
         }
     } else {
-        e = cmd_lookup_write(c, key, &replied);
-        if (replied) {
-            return;
-        }
+        e = cmd_lookup_write(c, key, NULL); /* SET replaces a value of any type */
     }
     if (((a->flags & SET_NX) && e != NULL) || ((a->flags & SET_XX) && e == NULL)) {
         if (int_reply) {

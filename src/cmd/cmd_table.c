@@ -24,7 +24,7 @@ static const struct cmd_def *const *families(size_t *n)
 {
     static const struct cmd_def *const fam[] = {cmd_string_defs, cmd_keys_defs, cmd_conn_defs,
                                                 cmd_server_defs, cmd_memory_defs,
-                                                cmd_persist_defs};
+                                                cmd_persist_defs, cmd_hash_defs};
     *n = sizeof(fam) / sizeof(fam[0]);
     return fam;
 }
@@ -79,6 +79,8 @@ int cmd_server_init(struct cmd_server *srv)
     srv->scratch_cap = 0;
     srv->scratch2 = NULL;
     srv->scratch2_cap = 0;
+    srv->scratch3 = NULL;
+    srv->scratch3_cap = 0;
     memset(&srv->stats, 0, sizeof(srv->stats));
     srv->used_memory_startup =
         srv->hooks.mem_used != NULL ? srv->hooks.mem_used(srv->hooks.srv) : 0;
@@ -93,8 +95,9 @@ void cmd_server_deinit(struct cmd_server *srv)
     srv->n_table = 0;
     srv->alloc.free(srv->alloc.opaque, srv->scratch);
     srv->alloc.free(srv->alloc.opaque, srv->scratch2);
-    srv->scratch = srv->scratch2 = NULL;
-    srv->scratch_cap = srv->scratch2_cap = 0;
+    srv->alloc.free(srv->alloc.opaque, srv->scratch3);
+    srv->scratch = srv->scratch2 = srv->scratch3 = NULL;
+    srv->scratch_cap = srv->scratch2_cap = srv->scratch3_cap = 0;
 }
 
 size_t cmd_table_count(const struct cmd_server *srv)

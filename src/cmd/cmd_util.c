@@ -382,6 +382,18 @@ struct store_shard *cmd_shard(struct cmd_call *c, const uint8_t *key, size_t kle
 struct store_entry *cmd_lookup_read(struct cmd_call *c, const struct resp_slice *key,
                                     int *replied)
 {
+    return cmd_lookup_read_type(c, key, STORE_TYPE_STRING, replied);
+}
+
+struct store_entry *cmd_lookup_write(struct cmd_call *c, const struct resp_slice *key,
+                                     int *replied)
+{
+    return cmd_lookup_write_type(c, key, STORE_TYPE_STRING, replied);
+}
+
+struct store_entry *cmd_lookup_read_type(struct cmd_call *c, const struct resp_slice *key,
+                                         enum store_type type, int *replied)
+{
     struct store_entry *e;
 
     e = store_lookup(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len, c->now_ms,
@@ -391,7 +403,7 @@ struct store_entry *cmd_lookup_read(struct cmd_call *c, const struct resp_slice 
         return NULL;
     }
     c->srv->stats.keyspace_hits++;
-    if (replied != NULL && store_entry_type(e) != STORE_TYPE_STRING) {
+    if (replied != NULL && store_entry_type(e) != type) {
         cmd_reply_err(c, CMD_ERR_WRONGTYPE);
         *replied = 1;
         return NULL;
@@ -399,13 +411,13 @@ struct store_entry *cmd_lookup_read(struct cmd_call *c, const struct resp_slice 
     return e;
 }
 
-struct store_entry *cmd_lookup_write(struct cmd_call *c, const struct resp_slice *key,
-                                     int *replied)
+struct store_entry *cmd_lookup_write_type(struct cmd_call *c, const struct resp_slice *key,
+                                          enum store_type type, int *replied)
 {
     struct store_entry *e;
 
     e = store_lookup(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len, c->now_ms, 0);
-    if (e != NULL && replied != NULL && store_entry_type(e) != STORE_TYPE_STRING) {
+    if (e != NULL && replied != NULL && store_entry_type(e) != type) {
         cmd_reply_err(c, CMD_ERR_WRONGTYPE);
         *replied = 1;
         return NULL;

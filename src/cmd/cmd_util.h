@@ -56,13 +56,18 @@ struct store_shard *cmd_shard(struct cmd_call *c, const uint8_t *key, size_t kle
 /* ---- lookups ----------------------------------------------------------------------------- */
 
 /*
- * Looks key up in the client's db. Returns the entry or NULL; with want_string, an entry of
- * another type makes it reply WRONGTYPE, set *replied = 1 and return NULL.
+ * Looks a string key up in the client's db. Returns the entry or NULL; with replied non-NULL,
+ * an entry of another type makes it reply WRONGTYPE, set *replied = 1 and return NULL.
  */
 struct store_entry *cmd_lookup_read(struct cmd_call *c, const struct resp_slice *key,
                                     int *replied);
 /* Same, for a write: no hit/miss counting, no LRU touch. */
 struct store_entry *cmd_lookup_write(struct cmd_call *c, const struct resp_slice *key,
                                      int *replied);
+/* The two lookups for a key wanted of another type (a hash). */
+struct store_entry *cmd_lookup_read_type(struct cmd_call *c, const struct resp_slice *key,
+                                         enum store_type type, int *replied);
+struct store_entry *cmd_lookup_write_type(struct cmd_call *c, const struct resp_slice *key,
+                                          enum store_type type, int *replied);
 
 #endif /* TERSE_CMD_UTIL_H */

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/cmd_hash.h"
 #include "cmd/cmd_util.h"
 #include "terse/status.h"
 
@@ -63,6 +64,11 @@ void cmd_server_trim(struct cmd_server *srv, size_t keep)
         srv->scratch2 = NULL;
         srv->scratch2_cap = 0;
     }
+    if (srv->scratch3_cap > keep) {
+        srv->alloc.free(srv->alloc.opaque, srv->scratch3);
+        srv->scratch3 = NULL;
+        srv->scratch3_cap = 0;
+    }
 }
 
 int cmd_scratch_reserve(struct cmd_server *srv, size_t n)
@@ -73,6 +79,11 @@ int cmd_scratch_reserve(struct cmd_server *srv, size_t n)
 int cmd_scratch2_reserve(struct cmd_server *srv, size_t n)
 {
     return scratch_grow(srv, &srv->scratch2, &srv->scratch2_cap, n);
+}
+
+int cmd_scratch3_reserve(struct cmd_server *srv, size_t n)
+{
+    return scratch_grow(srv, &srv->scratch3, &srv->scratch3_cap, n);
 }
 
 /* ---- values ------------------------------------------------------------------------------- */
@@ -245,4 +256,120 @@ int cmd_value_set(struct cmd_call *c, const struct resp_slice *key, const uint8_
                   int64_t expire_ms)
 {
     return cmd_value_set_db(c, c->cl->db, key, p, len, expire_ms);
+}
+
+/* ---- hashes, lists and sets ------------------------------------------------------------------ */
+
+void cmd_value_reply_bad(struct cmd_call *c, const struct resp_slice *key, int status)
+{
+    if (status == TERSE_ECORRUPT) {
+        cmd_reply_corrupt(c, key->p, key->len);
+    } else if (status == TERSE_ETOOBIG) {
+        cmd_reply_err(c, "ERR value too large: its encoded form would pass 4 GiB");
+    } else {
+        cmd_reply_status(c, status);
+    }
+}
+
+int cmd_value_read_form(struct cmd_call *c, const struct resp_slice *key, enum store_type type,
+                        int for_write, const struct store_entry **e, const uint8_t **form,
+                        size_t *len)
+{
+    int replied = 0, st;
+
+    *form = NULL;
+    *len = 0;
+    *e = for_write ? cmd_lookup_write_type(c, key, type, &replied)
+                   : cmd_lookup_read_type(c, key, type, &replied);
+    if (replied) {
+        return -1;
+    }
+    if (*e == NULL) {
+        return 0;
+    }
+    st = cmd_value_get(c, *e, form, len);
+    if (st != TERSE_OK) {
+        cmd_value_reply_bad(c, key, st);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_value_store_form(struct cmd_call *c, int db, const struct resp_slice *key,
+                         enum store_type type, size_t len, unsigned flags)
+{
+    struct cmd_server *srv = c->srv;
+    size_t stored_len = 0;
+    int st;
+
+    if (len > STORE_LEN_MAX - CODEC_RAW_MAX) {
+        return TERSE_ETOOBIG;
+    }
+    st = cmd_scratch_reserve(srv, codec_value_bound(len));
+    if (st != TERSE_OK) {
+        return st;
+    }
+    if (len >= CODEC_RAW_MAX && srv->settings.compression == CMD_COMPRESS_OFF) {
+        st = codec_value_encode_raw(srv->scratch2, len, srv->scratch, srv->scratch_cap,
+                                    &stored_len);
+    } else {
+        /* Inline, even under terse-compression background: the background pass compresses
+         * strings only, and such a value is rewritten whole by its next write anyway. */
+        st = codec_value_encode(srv->codec, srv->scratch2, len, srv->scratch, srv->scratch_cap,
+                                &stored_len);
+    }
+    if (st != TERSE_OK) {
+        return st;
+    }
+    st = store_set_value(cmd_shard(c, key->p, key->len), db, key->p, key->len, type,
+                         srv->scratch, stored_len, STORE_KEEP_TTL, c->now_ms, flags);
+    if (st == TERSE_OK) {
+        srv->stats.orig_value_bytes += len;
+        srv->stats.stored_value_bytes += stored_len;
+    }
+    return st;
+}
+
+struct after_load {
+    struct cmd_server *srv;
+    int db;
+};
+
+static void decide_one(void *arg, const struct store_entry *e)
+{
+    struct after_load *a = arg;
+    struct cmd_server *srv = a->srv;
+    struct codec_value_info info;
+    const uint8_t *p;
+    size_t n, len = 0, klen;
+    const uint8_t *key;
+    int table;
+
+    if (store_entry_type(e) != STORE_TYPE_HASH) {
+        return;
+    }
+    p = store_entry_val(e, &n);
+    if (codec_value_info(p, n, &info) != TERSE_OK ||
+        cmd_scratch_reserve(srv, info.orig_len + 1) != TERSE_OK ||
+        codec_value_decode(srv->codec, p, n, srv->scratch, srv->scratch_cap, &len) != TERSE_OK) {
+        return;
+    }
+    table = cmd_hash_form_is_table(srv, srv->scratch, len);
+    if (table >= 0) {
+        key = store_entry_key(e, &klen);
+        store_mark_raw(srv->shard, a->db, key, klen, table);
+    }
+}
+
+void cmd_value_after_load(struct cmd_server *srv)
+{
+    struct after_load a = {srv, 0};
+
+    for (a.db = 0; a.db < store_shard_n_db(srv->shard); a.db++) {
+        uint64_t cursor = 0;
+        do {
+            /* now 0: nothing counts as expired, so the walk deletes nothing */
+            cursor = store_scan(srv->shard, a.db, cursor, 1024, 0, decide_one, &a);
+        } while (cursor != 0);
+    }
 }

@@ -52,10 +52,42 @@ int cmd_value_set_db(struct cmd_call *c, int db, const struct resp_slice *key, c
 int cmd_value_store(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
                     size_t len, int64_t expire_ms, unsigned opts);
 
+/* ---- hashes, lists and sets: one value each (store.h, enum store_type) ---------------------- */
+
+/*
+ * The key of the given type for a command: *e NULL when it is missing (a read counts a
+ * keyspace miss), else its byte form decoded into scratch (*form, *len: valid until the next
+ * scratch reserve). A read records the access; a write does not. Returns 0 to go on, -1 when
+ * it already replied (WRONGTYPE, or the CORRUPT error for a value that fails its checksum).
+ */
+int cmd_value_read_form(struct cmd_call *c, const struct resp_slice *key, enum store_type type,
+                        int for_write, const struct store_entry **e, const uint8_t **form,
+                        size_t *len);
+
+/*
+ * Stores the byte form in scratch2 (len bytes) as key's value of the given type in db, keeping
+ * any expiry: encodes it into scratch (inline LZ4 above CODEC_RAW_MAX unless terse-compression
+ * is off; the background pass is for strings), then store_set_value with flags. TERSE_OK, or a
+ * status for cmd_value_reply_bad.
+ */
+int cmd_value_store_form(struct cmd_call *c, int db, const struct resp_slice *key,
+                         enum store_type type, size_t len, unsigned flags);
+
+/* Replies a status met on key's value: the CORRUPT error (counted, logged) for TERSE_ECORRUPT,
+ * a too-large error for TERSE_ETOOBIG, else cmd_reply_status. */
+void cmd_value_reply_bad(struct cmd_call *c, const struct resp_slice *key, int status);
+
+/* After a snapshot is loaded into srv->shard: marks each hash (and set) with the encoding Redis
+ * would give it as it loads it, by its contents under the current settings (OBJECT ENCODING).
+ * A value that fails to decode is left as it is: the next command on it reports it. */
+void cmd_value_after_load(struct cmd_server *srv);
+
 /* Grows the server's scratch (or scratch2) to at least n bytes. TERSE_OK or TERSE_ENOMEM.
  * Callers must not hold a pointer from cmd_value_get across a scratch_reserve. */
 int cmd_scratch_reserve(struct cmd_server *srv, size_t n);
 
 int cmd_scratch2_reserve(struct cmd_server *srv, size_t n);
+/* The third scratch (cmd_server.scratch3), for arrays: independent of the other two. */
+int cmd_scratch3_reserve(struct cmd_server *srv, size_t n);
 
 #endif /* TERSE_CMD_VALUE_H */

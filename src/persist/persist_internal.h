@@ -12,7 +12,8 @@
  *            xxh3_64(every file byte before the end block) u64
  *
  * Integers are little-endian. Records (in DATA payloads):
- *   rflags u8 (kind: bits 0-1; bit 2 expiry present; bit 3 raw mark) | klen varint | key |
+ *   rflags u8 (kind: bits 0-1; bit 2 expiry present; bit 3 raw mark; bits 4-5 type) |
+ *   klen varint | key |
  *   [expire_ms i64] | INT: zigzag varint | STR: len varint, stored bytes |
  *   REF: offset varint (file offset of an identical earlier STR's bytes), len varint
  */
@@ -54,8 +55,12 @@ enum persist_rec_kind {
 
 #define PERSIST_REC_KIND_MASK 3u
 #define PERSIST_REC_EXPIRE 4u
-#define PERSIST_REC_RAW 8u
-#define PERSIST_REC_FLAGS_KNOWN 15u
+#define PERSIST_REC_RAW 8u /* a string's "raw" mark; strings only */
+/* The key's type (enum store_type: 0 string, 1 hash, 2 list, 3 set); not 0 only with kind
+ * STR or REF. */
+#define PERSIST_REC_TYPE_SHIFT 4
+#define PERSIST_REC_TYPE_MASK 0x30u
+#define PERSIST_REC_FLAGS_KNOWN 63u
 
 static inline void persist_put_u32(uint8_t *p, uint32_t v)
 {

@@ -117,6 +117,12 @@ static int insert(struct reader *r, int db, const uint8_t *key, size_t klen, uns
     }
     if ((flags & PERSIST_REC_KIND_MASK) == PERSIST_REC_INT) {
         rc = store_set_int(r->s, db, key, klen, v, exp, r->now_ms);
+    } else if (flags & PERSIST_REC_TYPE_MASK) {
+        /* The byte form is checked when a command decodes it, as a string's checksum is. */
+        rc = store_set_value(r->s, db, key, klen,
+                             (enum store_type)((flags & PERSIST_REC_TYPE_MASK) >>
+                                               PERSIST_REC_TYPE_SHIFT),
+                             val, vlen, exp, r->now_ms, 0);
     } else {
         rc = store_set_str_flags(r->s, db, key, klen, val, vlen, exp, r->now_ms,
                                  ((flags & PERSIST_REC_RAW) ? STORE_SET_RAW : 0u) |
@@ -141,7 +147,8 @@ static int read_record(struct reader *r, int db, size_t *pos, size_t end)
     flags = r->buf[p++];
     kind = flags & PERSIST_REC_KIND_MASK;
     if ((flags & ~PERSIST_REC_FLAGS_KNOWN) != 0 || kind > PERSIST_REC_REF ||
-        (kind == PERSIST_REC_INT && (flags & PERSIST_REC_RAW))) {
+        (kind == PERSIST_REC_INT && (flags & (PERSIST_REC_RAW | PERSIST_REC_TYPE_MASK))) ||
+        ((flags & PERSIST_REC_RAW) && (flags & PERSIST_REC_TYPE_MASK))) {
         return bad(r, TERSE_ECORRUPT, at, "bad record flags 0x%02x", flags);
     }
     if (get_varint(r->buf, &p, end, &klen) != 0 || klen > STORE_LEN_MAX || klen > end - p) {

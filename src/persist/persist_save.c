@@ -255,7 +255,11 @@ static void save_entry(void *arg, const struct store_entry *e)
         persist_put_u64(mid, (uint64_t)exp);
         mid_len = 8;
     }
-    if (kind == PERSIST_REC_STR && store_entry_is_raw(e)) {
+    if (store_entry_type(e) != STORE_TYPE_STRING) {
+        /* Not a hash's or set's "hashtable" mark: Redis decides a loaded value's encoding
+         * afresh. */
+        pre[0] |= (uint8_t)((unsigned)store_entry_type(e) << PERSIST_REC_TYPE_SHIFT);
+    } else if (kind == PERSIST_REC_STR && store_entry_is_raw(e)) {
         pre[0] |= PERSIST_REC_RAW;
     }
     pre_len += persist_put_varint(pre + 1, klen);

@@ -192,6 +192,9 @@ void srv_settings_sync(struct srv *s)
     st->maxmemory_policy = (p >= 0 && p < CORE_POLICY_COUNT) ? policy_names[p] : "noeviction";
     st->lfu_log_factor = (int)s->cfg.lfu_log_factor;
     st->lfu_decay_time = (int)s->cfg.lfu_decay_time;
+    st->hash_max_listpack_entries = s->cfg.hash_max_listpack_entries;
+    /* At most LLONG_MAX: the option's range, as Redis's (size_t, LONG_MAX). */
+    st->hash_max_listpack_value = (long long)s->cfg.hash_max_listpack_value;
     st->maxmemory = s->cfg.maxmemory;
     st->maxmemory_eviction_tenacity = (int)s->cfg.maxmemory_eviction_tenacity;
     st->evict_enabled = p != CORE_POLICY_NOEVICTION;

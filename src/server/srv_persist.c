@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmd/cmd_value.h"
 #include "core/core_log.h"
 #include "core/core_time.h"
 #include "persist/persist.h"
@@ -341,6 +342,7 @@ static int reload_file(struct srv *s, char *errbuf, size_t cap)
     store_shard_destroy(&s->shard);
     s->shard = fresh;
     s->cmd.shard = fresh;
+    cmd_value_after_load(&s->cmd);
     s->persist.load_loaded = st.n_loaded;
     s->persist.load_expired = st.n_expired;
     return 0;
@@ -405,6 +407,7 @@ int srv_persist_load(struct srv *s)
                      s->cfg.dir, why);
             return -1;
         }
+        cmd_value_after_load(&s->cmd);
         s->persist.load_loaded = st.n_loaded;
         s->persist.load_expired = st.n_expired;
         core_log(CORE_LOG_NOTICE, "DB loaded from %s: %.3f seconds, %llu keys (%llu expired "
@@ -425,6 +428,7 @@ int srv_persist_load(struct srv *s)
                  path, (unsigned long long)err.offset, err.reason);
         return -1;
     }
+    cmd_value_after_load(&s->cmd);
     s->persist.load_loaded = st.n_loaded;
     s->persist.load_expired = st.n_expired;
     core_log(CORE_LOG_NOTICE, "DB loaded from disk: %.3f seconds, %llu keys (%llu expired "

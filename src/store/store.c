@@ -196,8 +196,8 @@ struct store_entry *store_lookup(struct store_shard *s, int db, const void *key,
 /* Rewrites old (named by link) in place when the new value fits its footprint without
  * wasting much: a warm overwrite loop then allocates nothing. */
 static bool set_in_place(struct store_shard *s, struct store_db *d, uint8_t *link,
-                         enum store_enc enc, const void *val, size_t vlen, int64_t expire_ms,
-                         int64_t now_ms, unsigned flags)
+                         enum store_type type, enum store_enc enc, const void *val, size_t vlen,
+                         int64_t expire_ms, int64_t now_ms, unsigned flags)
 {
     struct store_entry *old = store_link_entry(s, link);
     size_t have = store_entry_mem(old);
@@ -212,6 +212,7 @@ static bool set_in_place(struct store_shard *s, struct store_db *d, uint8_t *lin
     store_account_sub(s, d, old);
     store_pending_sub(s, old);
     store_entry_rewrite(old, enc, val, (uint32_t)vlen, expire_ms);
+    old->meta |= (uint8_t)type;
     if (need < have) {
         store_arena_shrink(s, store_link_get(link), have, need);
     }
@@ -237,8 +238,8 @@ static void set_pending(struct store_shard *s, store_ref r, struct store_entry *
 }
 
 static int store_set(struct store_shard *s, int db, const void *key, size_t klen,
-                     enum store_enc enc, const void *val, size_t vlen, int64_t expire_ms,
-                     int64_t now_ms, unsigned flags)
+                     enum store_type type, enum store_enc enc, const void *val, size_t vlen,
+                     int64_t expire_ms, int64_t now_ms, unsigned flags)
 {
     struct store_db *d = store_db_get(s, db);
     uint8_t *link;
@@ -261,7 +262,7 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
         expire_ms = old != NULL ? store_entry_expire(old) : STORE_NO_EXPIRE;
     }
     if (old != NULL &&
-        set_in_place(s, d, link, enc, val, vlen, expire_ms, now_ms, flags)) {
+        set_in_place(s, d, link, type, enc, val, vlen, expire_ms, now_ms, flags)) {
         return TERSE_OK;
     }
     need = store_entry_size(klen, vlen, expire_ms >= 0);
@@ -272,6 +273,7 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     store_entry_fill(e, key, (uint32_t)klen, enc, val, (uint32_t)vlen, expire_ms,
                      old != NULL ? store_access_overwrite(s, old, now_ms)
                                  : store_access_new(s, now_ms));
+    e->meta |= (uint8_t)type;
     if (flags & STORE_SET_RAW) {
         e->meta |= STORE_META_RAW;
     }
@@ -296,21 +298,47 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     return TERSE_OK;
 }
 
+int store_set_value(struct store_shard *s, int db, const void *key, size_t klen,
+                    enum store_type type, const void *stored, size_t stored_len,
+                    int64_t expire_ms, int64_t now_ms, unsigned flags)
+{
+    if ((stored == NULL && stored_len > 0) || (unsigned)type > STORE_META_TYPE_MASK ||
+        (type != STORE_TYPE_STRING && (flags & STORE_SET_PENDING))) {
+        return TERSE_EINVAL;
+    }
+    return store_set(s, db, key, klen, type, STORE_ENC_STR, stored, stored_len, expire_ms,
+                     now_ms, flags);
+}
+
 int store_set_str_flags(struct store_shard *s, int db, const void *key, size_t klen,
                         const void *stored, size_t stored_len, int64_t expire_ms, int64_t now_ms,
                         unsigned flags)
 {
-    if (stored == NULL && stored_len > 0) {
-        return TERSE_EINVAL;
-    }
-    return store_set(s, db, key, klen, STORE_ENC_STR, stored, stored_len, expire_ms, now_ms,
-                     flags);
+    return store_set_value(s, db, key, klen, STORE_TYPE_STRING, stored, stored_len, expire_ms,
+                           now_ms, flags);
 }
 
 int store_set_str(struct store_shard *s, int db, const void *key, size_t klen, const void *stored,
                   size_t stored_len, int64_t expire_ms, int64_t now_ms)
 {
     return store_set_str_flags(s, db, key, klen, stored, stored_len, expire_ms, now_ms, 0);
+}
+
+void store_mark_raw(struct store_shard *s, int db, const void *key, size_t klen, int on)
+{
+    struct store_db *d = store_db_get(s, db);
+    uint8_t *link = d != NULL ? store_index_find(s, d, key, klen) : NULL;
+    struct store_entry *e;
+
+    if (link == NULL) {
+        return;
+    }
+    e = store_link_entry(s, link);
+    if (on) {
+        e->meta |= STORE_META_RAW;
+    } else {
+        e->meta &= (uint8_t)~STORE_META_RAW;
+    }
 }
 
 int store_entry_is_raw(const struct store_entry *e)
@@ -326,7 +354,8 @@ int store_entry_is_pending(const struct store_entry *e)
 int store_set_int(struct store_shard *s, int db, const void *key, size_t klen, int64_t v,
                   int64_t expire_ms, int64_t now_ms)
 {
-    return store_set(s, db, key, klen, STORE_ENC_INT, &v, sizeof(v), expire_ms, now_ms, 0);
+    return store_set(s, db, key, klen, STORE_TYPE_STRING, STORE_ENC_INT, &v, sizeof(v),
+                     expire_ms, now_ms, 0);
 }
 
 /* ---- delete and expiry ---- */

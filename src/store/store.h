@@ -36,8 +36,13 @@
 #define STORE_LEN_MAX UINT32_MAX /* largest key or stored value, bytes (else TERSE_ETOOBIG) */
 #define STORE_RANDOM_MAX_EXPIRED 100 /* expired keys one store_random call may delete */
 
+/* A key's type. A hash, list or set is one value: the codec stored form of its byte form
+ * (store_hash.h, store_list.h, store_set.h), compressed and checksummed like a string. */
 enum store_type {
-    STORE_TYPE_STRING = 0 /* other Redis types are appended later */
+    STORE_TYPE_STRING = 0,
+    STORE_TYPE_HASH = 1,
+    STORE_TYPE_LIST = 2,
+    STORE_TYPE_SET = 3
 };
 
 enum store_enc {
@@ -125,7 +130,18 @@ enum store_set_flags {
 int store_set_str_flags(struct store_shard *s, int db, const void *key, size_t klen,
                         const void *stored, size_t stored_len, int64_t expire_ms, int64_t now_ms,
                         unsigned flags);
-/* 1 when the string was last written with STORE_SET_RAW (OBJECT ENCODING "raw"). */
+/* store_set_str_flags for a value of any type: stored is the codec stored form of the type's
+ * byte form. For a hash or set, STORE_SET_RAW marks the encoding Redis would hold as a
+ * hashtable (OBJECT ENCODING); STORE_SET_PENDING is for strings only (else TERSE_EINVAL). */
+int store_set_value(struct store_shard *s, int db, const void *key, size_t klen,
+                    enum store_type type, const void *stored, size_t stored_len,
+                    int64_t expire_ms, int64_t now_ms, unsigned flags);
+/* Sets (on) or clears the STORE_SET_RAW mark of key in db, expired or not, without touching
+ * anything else: after a load, the encoding Redis would give a loaded hash or set. A missing
+ * key is a no-op. */
+void store_mark_raw(struct store_shard *s, int db, const void *key, size_t klen, int on);
+/* 1 when the string was last written with STORE_SET_RAW (OBJECT ENCODING "raw"); for a
+ * hash, 1 when it is marked hashtable. */
 int store_entry_is_raw(const struct store_entry *e);
 /* 1 while the string awaits background compression (written with STORE_SET_PENDING, not yet
  * visited by store_compress_step, not overwritten since). RENAME, COPY, MOVE and a first
@@ -200,6 +216,9 @@ uint64_t store_scan(struct store_shard *s, int db, uint64_t cursor, size_t count
  * then a random entry of its chain; on a very sparse table the k-th of a walk (uniform, O(table)).
  * Never allocates. */
 struct store_entry *store_random(struct store_shard *s, int db, int64_t now_ms);
+/* 64 random bits from the shard's generator (seeded from the OS at creation; not for
+ * secrets): HRANDFIELD's picks. */
+uint64_t store_rand(struct store_shard *s);
 
 /*
  * Active expiry: one bounded step over all dbs, in the spirit of Redis's

@@ -61,6 +61,11 @@ uint32_t store_clock_lru(int64_t now_ms)
     return (uint32_t)((uint64_t)(now_ms / 1000) & STORE_LRU_MAX);
 }
 
+uint64_t store_rand(struct store_shard *s)
+{
+    return store_rng_next(s);
+}
+
 uint64_t store_rng_next(struct store_shard *s)
 {
     /* xorshift64*: statistically fine for sampling, and the state is per shard. */
@@ -132,7 +137,9 @@ void store_entry_copy(struct store_entry *dst, const struct store_entry *src, co
     store_st32(store_entry_link(dst), STORE_REF_NONE);
     store_entry_set_access(dst, store_entry_access(src));
     entry_layout(dst, key, klen, store_entry_enc(src), store_ecb(src) + l.key_off + l.klen,
-                 l.vlen, expire_ms, (uint8_t)(src->meta & (STORE_META_RAW | STORE_META_PENDING)));
+                 l.vlen, expire_ms,
+                 (uint8_t)(src->meta &
+                           (STORE_META_TYPE_MASK | STORE_META_RAW | STORE_META_PENDING)));
 }
 
 void store_entry_copy_val(struct store_entry *dst, const struct store_entry *src, const void *val,
@@ -144,7 +151,8 @@ void store_entry_copy_val(struct store_entry *dst, const struct store_entry *src
     store_link_put(store_entry_link(dst), store_entry_next(src));
     store_entry_set_access(dst, store_entry_access(src));
     entry_layout(dst, store_ecb(src) + l.key_off, l.klen, store_entry_enc(src), val, vlen,
-                 store_entry_expire(src), (uint8_t)(src->meta & STORE_META_RAW));
+                 store_entry_expire(src),
+                 (uint8_t)(src->meta & (STORE_META_TYPE_MASK | STORE_META_RAW)));
 }
 
 unsigned char *store_entry_valp(struct store_entry *e)

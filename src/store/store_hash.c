@@ -3,7 +3,7 @@
  * store_hash.h). Everything runs over the caller's buffers in a bounded amount of stack: no
  * allocation, whatever the number of fields.
  *
- * Reading. One bounded LEB128 reader (varint_read) for every length. It refuses a varint
+ * Reading. One bounded LEB128 reader (store_varint_read) for every length. It refuses a varint
  * running past the end, one over 64 bits and a non-minimal spelling, so a hash has exactly one
  * form (the one store_hash_edit writes): equal forms are equal hashes.
  *
@@ -42,6 +42,7 @@
 #include "store/store_hash.h"
 
 #include "codec/codec_varint.h"
+#include "store/store_varint.h"
 #include "terse/status.h"
 
 #include <assert.h>
@@ -79,51 +80,19 @@ _Static_assert(STORE_HASH_IN_OLD_BITS >= 64 && STORE_HASH_IN_OLD_BITS % 64 == 0,
 
 #define NO_SET SIZE_MAX
 
-/* Reads a minimal LEB128 varint at *pp, before end: 0 with *pp moved past it, or -1 (runs
- * past end, over 64 bits, or spelled longer than needed). */
-static int varint_read(const uint8_t **pp, const uint8_t *end, uint64_t *v)
-{
-    const uint8_t *p = *pp;
-    uint64_t x = 0;
-    unsigned shift = 0;
-
-    for (;;) {
-        uint8_t b;
-
-        if (p == end) {
-            return -1;
-        }
-        b = *p++;
-        if (shift == 63 && b > 1) {
-            return -1; /* the tenth byte holds bit 63 alone, and ends the varint */
-        }
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if ((b & 0x80) == 0) {
-            if (b == 0 && shift != 0) {
-                return -1; /* a zero last group: a shorter spelling exists */
-            }
-            break;
-        }
-        shift += 7;
-    }
-    *pp = p;
-    *v = x;
-    return 0;
-}
-
 /* Reads the field at *pp, before end: 0 with *kv filled and *pp past it, or -1. */
 static int rec_read(const uint8_t **pp, const uint8_t *end, struct store_hash_kv *kv)
 {
     const uint8_t *p = *pp;
     uint64_t flen, vlen;
 
-    if (varint_read(&p, end, &flen) != 0 || flen > (uint64_t)(end - p)) {
+    if (store_varint_read(&p, end, &flen) != 0 || flen > (uint64_t)(end - p)) {
         return -1;
     }
     kv->f = p;
     kv->flen = (size_t)flen;
     p += flen;
-    if (varint_read(&p, end, &vlen) != 0 || vlen > (uint64_t)(end - p)) {
+    if (store_varint_read(&p, end, &vlen) != 0 || vlen > (uint64_t)(end - p)) {
         return -1;
     }
     kv->v = p;
@@ -137,7 +106,7 @@ static int form_head(const uint8_t *form, size_t len, const uint8_t **body, uint
 {
     const uint8_t *p = form;
 
-    if (form == NULL || len == 0 || varint_read(&p, form + len, n) != 0) {
+    if (form == NULL || len == 0 || store_varint_read(&p, form + len, n) != 0) {
         return TERSE_ECORRUPT;
     }
     *body = p;

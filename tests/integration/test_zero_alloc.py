@@ -75,3 +75,44 @@ def test_warm_pipelined_set_get_allocates_nothing(terse):
     assert after == before, (
         "warm SET/GET loop allocated: allocs %d -> %d, frees %d -> %d"
         % (before[0], after[0], before[1], after[1]))
+
+
+def test_warm_pipelined_hash_loop_allocates_nothing(terse):
+    """The same for hashes: HSET overwriting fields with values of the same sizes (the hash is
+    decoded into scratch, rebuilt in scratch2, encoded back and stored in the entry's block),
+    HGET, HMGET, HGETALL and HINCRBY, over hashes small (stored raw) and large (LZ4)."""
+    text = b"field values of a cached object, compressible; " * 8
+    hashes = []
+    for k, n_fields in enumerate([3, 12, 40]):
+        fields = []
+        for j in range(n_fields):
+            fields.append((b"f%d" % j, text[: 10 + (j * 37) % 300]))
+        hashes.append((b"h:%d" % k, fields))
+    out = []
+    for key, fields in hashes:
+        flat = [x for pair in fields for x in pair]
+        out.append(h.encode("HSET", key, *flat))
+        out.append(h.encode("HGET", key, fields[-1][0]))
+        out.append(h.encode("HMGET", key, fields[0][0], b"missing"))
+        out.append(h.encode("HGETALL", key))
+        out.append(h.encode("HSET", key, b"n", b"1000"))
+        out.append(h.encode("HINCRBY", key, b"n", b"0"))
+    batch = b"".join(out)
+    n_replies = 6 * len(hashes)
+    with h.RawConn(terse.port) as c:
+        for _ in range(5):
+            c.send(batch)
+            replies = c.read_replies(n_replies)
+            for k, (key, fields) in enumerate(hashes):
+                last = fields[-1][1]
+                assert replies[6 * k + 1] == b"$%d\r\n%s\r\n" % (len(last), last)
+                assert replies[6 * k + 5] == b":1000\r\n"
+        before = _info_counts(c)
+        for _ in range(20):
+            c.send(batch)
+            replies = c.read_replies(n_replies)
+            assert replies[-1] == b":1000\r\n"
+        after = _info_counts(c)
+    assert after == before, (
+        "warm hash loop allocated: allocs %d -> %d, frees %d -> %d"
+        % (before[0], after[0], before[1], after[1]))
