@@ -1,6 +1,6 @@
 /*
- * cmd_digest: Redis-compatible dataset digests (see cmd_digest.h) and the SHA-1 they use
- * (FIPS 180-4; written here because cmd may link no crypto library).
+ * cmd_digest: Redis-compatible dataset digests (see cmd_digest.h), on libcrypto's SHA-1
+ * (codec_sha1).
  */
 #include "cmd/cmd_digest.h"
 
@@ -8,125 +8,19 @@
 
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
+#include "codec/codec_sha1.h"
 #include "store/store_hash.h"
 #include "store/store_list.h"
 #include "terse/status.h"
 
-/* ---- SHA-1 -------------------------------------------------------------------------------- */
-
-struct sha1 {
-    uint32_t h[5];
-    uint64_t n_bytes;   /* message bytes so far */
-    uint8_t block[64];  /* pending bytes, n_bytes % 64 of them */
-};
-
-static uint32_t rol(uint32_t x, int k)
-{
-    return (x << k) | (x >> (32 - k));
-}
-
-static void sha1_compress(uint32_t h[5], const uint8_t b[64])
-{
-    uint32_t w[80], a = h[0], bb = h[1], c = h[2], d = h[3], e = h[4];
-
-    for (int i = 0; i < 16; i++) {
-        w[i] = (uint32_t)b[4 * i] << 24 | (uint32_t)b[4 * i + 1] << 16 |
-               (uint32_t)b[4 * i + 2] << 8 | (uint32_t)b[4 * i + 3];
-    }
-    for (int i = 16; i < 80; i++) {
-        w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-    }
-    for (int i = 0; i < 80; i++) {
-        uint32_t f, k, t;
-        if (i < 20) {
-            f = (bb & c) | (~bb & d);
-            k = 0x5a827999u;
-        } else if (i < 40) {
-            f = bb ^ c ^ d;
-            k = 0x6ed9eba1u;
-        } else if (i < 60) {
-            f = (bb & c) | (bb & d) | (c & d);
-            k = 0x8f1bbcdcu;
-        } else {
-            f = bb ^ c ^ d;
-            k = 0xca62c1d6u;
-        }
-        t = rol(a, 5) + f + e + k + w[i];
-        e = d;
-        d = c;
-        c = rol(bb, 30);
-        bb = a;
-        a = t;
-    }
-    h[0] += a;
-    h[1] += bb;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-}
-
-static void sha1_init(struct sha1 *s)
-{
-    s->h[0] = 0x67452301u;
-    s->h[1] = 0xefcdab89u;
-    s->h[2] = 0x98badcfeu;
-    s->h[3] = 0x10325476u;
-    s->h[4] = 0xc3d2e1f0u;
-    s->n_bytes = 0;
-}
-
-static void sha1_update(struct sha1 *s, const uint8_t *p, size_t n)
-{
-    size_t have = (size_t)(s->n_bytes % 64);
-
-    s->n_bytes += n;
-    if (have > 0) {
-        size_t take = n < 64 - have ? n : 64 - have;
-        memcpy(s->block + have, p, take);
-        p += take;
-        n -= take;
-        if (have + take < 64) {
-            return;
-        }
-        sha1_compress(s->h, s->block);
-    }
-    for (; n >= 64; p += 64, n -= 64) {
-        sha1_compress(s->h, p);
-    }
-    if (n > 0) {
-        memcpy(s->block, p, n);
-    }
-}
-
-static void sha1_final(struct sha1 *s, uint8_t out[CMD_DIGEST_LEN])
-{
-    static const uint8_t pad[64] = {0x80};
-    uint8_t len_be[8];
-    uint64_t bits = s->n_bytes * 8;
-    size_t have = (size_t)(s->n_bytes % 64);
-
-    for (int i = 0; i < 8; i++) {
-        len_be[i] = (uint8_t)(bits >> (56 - 8 * i));
-    }
-    sha1_update(s, pad, have < 56 ? 56 - have : 120 - have);
-    sha1_update(s, len_be, 8);
-    for (int i = 0; i < 5; i++) {
-        out[4 * i] = (uint8_t)(s->h[i] >> 24);
-        out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
-        out[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
-        out[4 * i + 3] = (uint8_t)s->h[i];
-    }
-}
+_Static_assert(CMD_DIGEST_LEN == CODEC_SHA1_LEN, "a digest is one SHA-1");
 
 void cmd_sha1(const void *p, size_t n, uint8_t out[CMD_DIGEST_LEN])
 {
-    struct sha1 s;
-
-    sha1_init(&s);
-    if (n > 0) {
-        sha1_update(&s, p, n);
+    if (codec_sha1(p, n, out) != TERSE_OK) {
+        memset(out, 0, CMD_DIGEST_LEN); /* libcrypto out of memory: a digest that matches
+                                           nothing rather than stale bytes */
     }
-    sha1_final(&s, out);
 }
 
 /* ---- digests ------------------------------------------------------------------------------ */

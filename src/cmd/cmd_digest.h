@@ -34,7 +34,8 @@ int cmd_digest_dataset(struct cmd_call *c, uint8_t out[CMD_DIGEST_LEN],
 int cmd_digest_value(struct cmd_call *c, const struct store_entry *e,
                      uint8_t out[CMD_DIGEST_LEN]);
 
-/* SHA-1 of n bytes (p may be NULL when n is 0). Pure; no allocation. */
+/* SHA-1 of n bytes (p may be NULL when n is 0), by libcrypto (codec_sha1); 20 zero bytes if
+ * libcrypto runs out of memory. */
 void cmd_sha1(const void *p, size_t n, uint8_t out[CMD_DIGEST_LEN]);
 
 #endif /* TERSE_CMD_DIGEST_H */
