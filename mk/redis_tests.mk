@@ -1,10 +1,11 @@
-# Redis's own test files for strings, INCR, keyspace, expire and hashes, run against terse and
-# against Debian's redis-server as external servers, outcomes compared test by test (issue 2).
+# Redis's own test files for strings, INCR, keyspace, expire, hashes, lists and sets, run against
+# terse and against Debian's redis-server as external servers, outcomes compared test by test
+# (issue 2).
 # The tests are fetched at test time from Debian's redis source package (nothing of Redis is in
 # this repository); tools/redis_tests.sh explains, tools/redis_tests_known.txt lists the tests
 # outside terse's scope with their reasons.
 #
-#   make redis-tests                                  all five files (~1 min)
+#   make redis-tests                                  all seven files (~2 min)
 #   make redis-tests REDIS_TESTS_ARGS=unit/expire     one file
 #
 # Part of test-core, so `make test` runs it in both passes (plain and sanitizer build).

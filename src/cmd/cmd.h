@@ -157,6 +157,7 @@ struct cmd_settings {
     int compression;           /* enum cmd_compression (terse-compression) */
     long long hash_max_listpack_entries; /* hash-max-listpack-entries: OBJECT ENCODING */
     long long hash_max_listpack_value;   /* hash-max-listpack-value: OBJECT ENCODING */
+    long long set_max_intset_entries;    /* set-max-intset-entries: OBJECT ENCODING */
     char run_id[41];           /* 40 hex chars, random per process start */
 };
 
@@ -318,6 +319,8 @@ extern const struct cmd_def cmd_server_defs[];
 extern const struct cmd_def cmd_memory_defs[];
 extern const struct cmd_def cmd_persist_defs[];
 extern const struct cmd_def cmd_hash_defs[];
+extern const struct cmd_def cmd_list_defs[];
+extern const struct cmd_def cmd_set_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);

@@ -4,7 +4,7 @@
  *
  * Subcommands: HELP, OBJECT key, SLEEP seconds, SET-ACTIVE-EXPIRE 0|1, ERROR text, LOG text,
  * DIGEST, DIGEST-VALUE key..., RELOAD [options] (the save and load run in server/ through
- * the reload hook),
+ * the reload hook), QUICKLIST-PACKED-THRESHOLD (checked, no effect),
  * and terse's CORRUPT-VALUE key, which flips one byte of a value's stored form so tests can
  * prove that a corrupted value is reported and never returned. As in Redis, DEBUG is not a
  * container in COMMAND INFO: the subcommand is parsed here, and an unknown one or a wrong
@@ -14,13 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cmd/cmd_digest.h"
-#include "cmd/cmd_hash.h"
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_server.h"
 #include "cmd/cmd_util.h"
+#include "cmd/cmd_value.h"
 #include "terse/status.h"
 
 /* Redis's LRU clock: seconds, wrapping at 24 bits. */
@@ -162,8 +163,8 @@ static void debug_object(struct cmd_call *c)
             return;
         }
         enc = vi.orig_len <= DEBUG_EMBSTR_MAX ? "embstr" : "raw";
-        if (store_entry_type(e) == STORE_TYPE_HASH) {
-            enc = cmd_hash_encoding(e);
+        if (store_entry_type(e) != STORE_TYPE_STRING) {
+            enc = cmd_value_encoding(e);
         }
         if (vi.kind == CODEC_RAW) {
             ser = rdb_len_size(vi.orig_len) + vi.orig_len;
@@ -349,7 +350,7 @@ static void debug_help(struct cmd_call *c)
     static const char *const lines[] = {
         "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "CORRUPT-VALUE <key>",
-        "    Flip one byte of the stored (compressed, checksummed) form of the string at",
+        "    Flip one byte of the stored (compressed, checksummed) form of the value at",
         "    <key>, so that the next read reports it corrupted. terse only.",
         "DIGEST",
         "    Output a hex signature representing the current DB content.",
@@ -362,6 +363,9 @@ static void debug_help(struct cmd_call *c)
         "    Write <message> to the server log.",
         "OBJECT <key>",
         "    Show low level info about `key` and associated value.",
+        "QUICKLIST-PACKED-THRESHOLD <size>",
+        "    Accepted for compatibility and checked as Redis checks it; a terse list is one",
+        "    value, with no quicklist nodes.",
         "RELOAD [option ...]",
         "    Save the snapshot on disk and reload it back to memory, verified before the",
         "    dataset is replaced. Valid <option> values:",
@@ -380,6 +384,42 @@ static void debug_help(struct cmd_call *c)
     cmd_reply_help(c, lines);
 }
 
+/*
+ * DEBUG QUICKLIST-PACKED-THRESHOLD <size>: Redis's size above which a list element gets a
+ * quicklist node of its own. A terse list is one value with no nodes, so the size is checked
+ * as Redis checks it (a memory value, at most 4 GiB - 1 MiB) and has no effect; Redis's own
+ * list tests set it before they start.
+ */
+static void debug_quicklist_packed_threshold(struct cmd_call *c)
+{
+    static const struct {
+        const char *unit;
+        unsigned long long mul;
+    } units[] = {{"", 1}, {"b", 1}, {"k", 1000}, {"kb", 1024}, {"m", 1000 * 1000},
+                 {"mb", 1024 * 1024}, {"g", 1000ull * 1000 * 1000}, {"gb", 1024ull * 1024 * 1024}};
+    const uint8_t *p = c->argv[2].p;
+    size_t len = c->argv[2].len, digits = 0;
+    long long v;
+
+    if (len == 0) {
+        resp_write_ok(c->out); /* Redis reads an empty size as 0, its default */
+        return;
+    }
+    while (digits < len && p[digits] >= '0' && p[digits] <= '9') {
+        digits++;
+    }
+    for (size_t i = 0; digits > 0 && i < sizeof(units) / sizeof(units[0]); i++) {
+        size_t ul = strlen(units[i].unit);
+        if (ul == len - digits && strncasecmp((const char *)p + digits, units[i].unit, ul) == 0 &&
+            cmd_parse_ll(p, digits, &v) && (unsigned long long)v <= (1ull << 32) / units[i].mul &&
+            (unsigned long long)v * units[i].mul <= (1ull << 32) - (1ull << 20)) {
+            resp_write_ok(c->out);
+            return;
+        }
+    }
+    cmd_reply_err(c, "ERR argument must be a memory value bigger than 1 and smaller than 4gb");
+}
+
 static const struct {
     const char *name; /* lower case */
     size_t argc;      /* exact argument count, DEBUG included; 0: 2 or more */
@@ -395,6 +435,7 @@ static const struct {
     {"digest", 2, debug_digest},
     {"digest-value", 0, debug_digest_value},
     {"reload", 0, debug_reload},
+    {"quicklist-packed-threshold", 3, debug_quicklist_packed_threshold},
 };
 
 void cmd_debug_proc(struct cmd_call *c)

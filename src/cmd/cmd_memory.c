@@ -242,9 +242,10 @@ static size_t write_cost(struct cmd_call *c, const struct cmd_def *d)
             }
         }
         vlen = codec_value_bound(rest);
-        /* COPY adds its source's size; a hash write rewrites the whole hash, so the old
-         * entry's size comes on top of the new fields (cmd_hash.c). */
-        if (strcmp(d->name, "copy") == 0 || strcmp(d->group, "hash") == 0) {
+        /* COPY adds its source's size; a hash, list or set write rewrites the whole value,
+         * so the old entry's size comes on top of the new elements (cmd_hash.c). */
+        if (strcmp(d->name, "copy") == 0 || strcmp(d->group, "hash") == 0 ||
+            strcmp(d->group, "list") == 0 || strcmp(d->group, "set") == 0) {
             const struct store_entry *e = store_lookup(shard, c->cl->db, c->argv[1].p,
                                                        c->argv[1].len, c->now_ms, 0);
             vlen += e != NULL ? store_entry_mem(e) : 0;

@@ -16,7 +16,6 @@
 
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_keys.h"
-#include "cmd/cmd_hash.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "terse/status.h"
@@ -84,8 +83,8 @@ static void keys_object_encoding(struct cmd_call *c)
     if (e == NULL) {
         return;
     }
-    if (store_entry_type(e) == STORE_TYPE_HASH) {
-        resp_write_cstr(c->out, cmd_hash_encoding(e));
+    if (store_entry_type(e) != STORE_TYPE_STRING) {
+        resp_write_cstr(c->out, cmd_value_encoding(e));
         return;
     }
     if (store_entry_enc(e) == STORE_ENC_INT) {

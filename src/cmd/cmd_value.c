@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cmd/cmd_hash.h"
+#include "cmd/cmd_set.h"
 #include "cmd/cmd_util.h"
 #include "terse/status.h"
 
@@ -330,6 +331,21 @@ int cmd_value_store_form(struct cmd_call *c, int db, const struct resp_slice *ke
     return st;
 }
 
+const char *cmd_value_encoding(const struct store_entry *e)
+{
+    switch (store_entry_type(e)) {
+    case STORE_TYPE_HASH:
+        return cmd_hash_encoding(e);
+    case STORE_TYPE_LIST:
+        return "quicklist"; /* Redis 7.0's only list encoding */
+    case STORE_TYPE_SET:
+        return cmd_set_encoding(e);
+    case STORE_TYPE_STRING:
+        break;
+    }
+    return "raw";
+}
+
 struct after_load {
     struct cmd_server *srv;
     int db;
@@ -345,7 +361,7 @@ static void decide_one(void *arg, const struct store_entry *e)
     const uint8_t *key;
     int table;
 
-    if (store_entry_type(e) != STORE_TYPE_HASH) {
+    if (store_entry_type(e) != STORE_TYPE_HASH && store_entry_type(e) != STORE_TYPE_SET) {
         return;
     }
     p = store_entry_val(e, &n);
@@ -354,7 +370,8 @@ static void decide_one(void *arg, const struct store_entry *e)
         codec_value_decode(srv->codec, p, n, srv->scratch, srv->scratch_cap, &len) != TERSE_OK) {
         return;
     }
-    table = cmd_hash_form_is_table(srv, srv->scratch, len);
+    table = store_entry_type(e) == STORE_TYPE_HASH ? cmd_hash_form_is_table(srv, srv->scratch, len)
+                                                   : cmd_set_form_is_table(srv, srv->scratch, len);
     if (table >= 0) {
         key = store_entry_key(e, &klen);
         store_mark_raw(srv->shard, a->db, key, klen, table);

@@ -238,6 +238,12 @@ struct core_config_obuf {
       CORE_CONFIG_LLONG_MAX, -, CORE_CONFIG_MUTABLE)                                             \
     X("hash-max-listpack-value", hash_max_listpack_value, MEM, "64", 0, CORE_CONFIG_LLONG_MAX, -, \
       CORE_CONFIG_MUTABLE)                                                                       \
+    X("list-max-listpack-size", list_max_listpack_size, INT, "-2", -2147483648LL,              \
+      CORE_CONFIG_INT_MAX, -, CORE_CONFIG_MUTABLE)                                               \
+    X("list-compress-depth", list_compress_depth, INT, "0", 0, CORE_CONFIG_INT_MAX, -,          \
+      CORE_CONFIG_MUTABLE)                                                                       \
+    X("set-max-intset-entries", set_max_intset_entries, INT, "512", 0, CORE_CONFIG_LLONG_MAX, -, \
+      CORE_CONFIG_MUTABLE)                                                                       \
     X("dir", dir, STR, "./", 0, 0, -, CORE_CONFIG_PROTECTED)                                     \
     X("dbfilename", dbfilename, STR, "dump.terse", 0, 0, -,                                      \
       CORE_CONFIG_PROTECTED | CORE_CONFIG_BASENAME)                                              \
@@ -270,7 +276,8 @@ struct core_config_obuf {
  */
 #define CORE_CONFIG_ALIASES(X)                                                                   \
     X("hash-max-ziplist-entries", hash_max_listpack_entries)                                     \
-    X("hash-max-ziplist-value", hash_max_listpack_value)
+    X("hash-max-ziplist-value", hash_max_listpack_value)                                         \
+    X("list-max-ziplist-size", list_max_listpack_size)
 
 /* C type of each KIND's field. */
 #define CORE_CONFIG_CTYPE_BOOL bool

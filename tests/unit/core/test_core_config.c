@@ -932,10 +932,11 @@ static void test_get_aliases(void **state)
     assert_string_equal(s->names[2], "hash-max-listpack-value");
     assert_string_equal(s->names[3], "hash-max-ziplist-value");
     s = get_all(f, "*ZIPLIST*");
-    assert_int_equal(s->n, 2);
+    assert_int_equal(s->n, 3);
     assert_string_equal(s->names[0], "hash-max-ziplist-entries");
     assert_string_equal(s->names[1], "hash-max-ziplist-value");
-    assert_string_equal(s->last_value, "64");
+    assert_string_equal(s->names[2], "list-max-ziplist-size");
+    assert_string_equal(s->last_value, "-2");
     s = get_all(f, "*listpack-e?tries");
     assert_int_equal(s->n, 1);
     assert_string_equal(s->last_value, "100");
@@ -958,7 +959,7 @@ static void test_get_aliases(void **state)
         for (int i = 0; i < s->n; i++) {
             n_ziplist += strstr(s->names[i], "ziplist") != NULL;
         }
-        assert_int_equal(n_ziplist, 2);
+        assert_int_equal(n_ziplist, 3); /* hash-max-ziplist-entries, -value, list-max-...-size */
     }
 }
 

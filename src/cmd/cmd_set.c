@@ -1,0 +1,540 @@
+/*
+ * cmd_set: set writes (SADD, SREM, SPOP, SMOVE), the steps the family shares, and its command
+ * table. The reads are in cmd_set_read.c, SINTER/SUNION/SDIFF and their forms in
+ * cmd_set_algebra.c.
+ *
+ * A set is one codec value: its members as the fields of a store_hash.h form whose values are
+ * all empty, compressed and checksummed like a string, verified on every read. A write decodes
+ * the form into scratch, builds the next form in scratch2 (store_hash_edit), encodes that into
+ * scratch and stores it in place of the old entry. So a write costs time in proportion to the
+ * set's size, as Redis's intset does (a sorted array, which Redis uses up to 512 integer
+ * members by default); a set of many thousands of members is rewritten whole by every write,
+ * where Redis's hashtable adds in O(1). A chunked encoding for those is not built yet.
+ *
+ * Order. While every member is an integer (as Redis's string2ll reads one) the form holds them
+ * in ascending numeric order, whatever the encoding mark: that is the order Redis's intset
+ * answers SMEMBERS, SSCAN, SINTER... in, and a set Redis holds as a hashtable only because of
+ * its size may come back as an intset from a snapshot (cmd_value_after_load), or be rebuilt as
+ * one (SPOP, the STORE forms). cmd_set_commit restores the order after a write appended
+ * integers out of order: the members already in order are kept, the others sorted (heapsort,
+ * no allocation) and merged, so a write stays O(n + k log k) for k new members. A set with a
+ * non-integer member keeps insertion order (Redis answers in its dict's order then).
+ *
+ * OBJECT ENCODING answers what Redis 7.0 would hold: "intset" while every member is an
+ * integer and there are at most set-max-intset-entries of them, then "hashtable" for good (the
+ * entry's raw mark; Redis never converts back, except when it builds a new set: a load
+ * (cmd_value_after_load), the STORE forms, SPOP's rebuild: enum cmd_set_enc).
+ *
+ * Buffers: scratch, scratch2 and scratch3 belong to the cmd_server (cmd_value.h) and hold
+ * nothing between commands; the members of a write are slices of the request or of the
+ * decoded form, described by an array in scratch3. Nothing is allocated per request once the
+ * scratches have grown.
+ */
+#include "cmd/cmd_set.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include "cmd/cmd_util.h"
+#include "cmd/cmd_value.h"
+#include "resp/resp_write.h"
+#include "store/store_hash.h"
+#include "store/store_set.h"
+#include "terse/status.h"
+
+#define ERR_NOT_POSITIVE "ERR value is out of range, must be positive"
+/* SPOP with a count moves the remaining members to a new set (Redis's "case 3", which builds
+ * the new set afresh) when remaining * this <= count. */
+#define SPOP_MOVE_STRATEGY_MUL 5
+
+static const uint8_t empty_value[1] = {0};
+
+const char *cmd_set_encoding(const struct store_entry *e)
+{
+    return store_entry_is_raw(e) ? "hashtable" : "intset";
+}
+
+int cmd_set_form_is_table(const struct cmd_server *srv, const uint8_t *form, size_t len)
+{
+    struct store_hash_it it;
+    struct store_hash_kv kv;
+    uint64_t n;
+    long long v;
+    int st = store_hash_open(form, len, &it, &n);
+
+    if (st != TERSE_OK) {
+        return st;
+    }
+    if (n > (uint64_t)srv->settings.set_max_intset_entries) {
+        return 1;
+    }
+    while ((st = store_hash_next(&it, &kv)) == 1) {
+        if (!cmd_parse_ll(kv.f, kv.flen, &v)) {
+            return 1;
+        }
+    }
+    return st < 0 ? st : 0;
+}
+
+int cmd_set_read(struct cmd_call *c, const struct resp_slice *key, int for_write,
+                 const struct store_entry **e, const uint8_t **form, size_t *len)
+{
+    return cmd_value_read_form(c, key, STORE_TYPE_SET, for_write, e, form, len);
+}
+
+/* ---- keeping an all-integer set in numeric order ------------------------------------------ */
+
+/*
+ * Rewrites the all-integer form in scratch2 (len bytes, n members, not in order) in ascending
+ * numeric order; *out_len gets the new length (the same). The form is copied to scratch, its
+ * members and their values laid out in scratch3 (twice n items: store_set_form_sorted merges
+ * into the second half), and the form written back into scratch2.
+ */
+static int sort_form(struct cmd_call *c, size_t len, size_t n, size_t *out_len)
+{
+    struct cmd_server *srv = c->srv;
+    struct store_hash_it it;
+    struct store_set_num *a;
+    uint64_t count;
+    int st;
+
+    if (cmd_scratch_reserve(srv, len) != TERSE_OK ||
+        cmd_scratch3_reserve(srv, 2 * n * sizeof(*a)) != TERSE_OK) {
+        return TERSE_ENOMEM;
+    }
+    memcpy(srv->scratch, srv->scratch2, len);
+    a = (struct store_set_num *)(void *)srv->scratch3;
+    st = store_hash_open(srv->scratch, len, &it, &count);
+    for (size_t i = 0; st == TERSE_OK && i < n; i++) {
+        st = store_hash_next(&it, &a[i].kv) == 1 ? TERSE_OK : TERSE_ECORRUPT;
+        if (st == TERSE_OK && !cmd_parse_ll(a[i].kv.f, a[i].kv.flen, &a[i].v)) {
+            st = TERSE_ECORRUPT;
+        }
+    }
+    if (st != TERSE_OK) {
+        return st;
+    }
+    return store_set_form_sorted(a, n, srv->scratch2, srv->scratch2_cap, out_len);
+}
+
+int cmd_set_normalize(struct cmd_call *c, size_t len, size_t *out_len, uint64_t *n,
+                      bool *all_int)
+{
+    struct store_hash_it it;
+    struct store_hash_kv kv;
+    long long v, prev = LLONG_MIN;
+    bool sorted = true;
+    size_t k = 0;
+    int st;
+
+    *out_len = len;
+    *n = 0;
+    *all_int = true;
+    if (len == 0) {
+        return TERSE_OK;
+    }
+    st = store_hash_open(c->srv->scratch2, len, &it, n);
+    while (st == TERSE_OK && (st = store_hash_next(&it, &kv)) == 1) {
+        st = TERSE_OK;
+        if (*all_int && !cmd_parse_ll(kv.f, kv.flen, &v)) {
+            *all_int = false;
+        }
+        if (*all_int) {
+            sorted = sorted && (k == 0 || v > prev);
+            prev = v;
+        }
+        k++;
+    }
+    if (st < 0) {
+        return st;
+    }
+    if (k != *n) {
+        return TERSE_ECORRUPT;
+    }
+    if (*all_int && !sorted) {
+        return sort_form(c, len, (size_t)*n, out_len);
+    }
+    return TERSE_OK;
+}
+
+int cmd_set_commit(struct cmd_call *c, const struct resp_slice *key, size_t len,
+                   enum cmd_set_enc how, bool was_table)
+{
+    uint64_t n;
+    bool all_int, table;
+    int st;
+
+    if (len == 0) {
+        (void)store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
+                           c->now_ms);
+        return TERSE_OK;
+    }
+    st = cmd_set_normalize(c, len, &len, &n, &all_int);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    table = how == CMD_SET_ENC_FRESH ? false : was_table;
+    if (how != CMD_SET_ENC_KEEP) {
+        table = table || !all_int || n > (uint64_t)c->srv->settings.set_max_intset_entries;
+    }
+    return cmd_value_store_form(c, c->cl->db, key, STORE_TYPE_SET, len,
+                                table ? (unsigned)STORE_SET_RAW : 0u);
+}
+
+/*
+ * Edits the set old (form, len: decoded, or NULL, 0) with the n members of `add` added and the
+ * m of `del` removed, into scratch2; *out_len as store_hash_edit, as are *added, *removed.
+ */
+static int set_edit(struct cmd_call *c, const uint8_t *form, size_t len,
+                    const struct store_hash_kv *add, size_t n, const struct store_hash_kv *del,
+                    size_t m, size_t *out_len, size_t *added, size_t *removed)
+{
+    size_t cap = len + 10;
+    int st;
+
+    for (size_t i = 0; i < n; i++) {
+        cap += store_hash_pair_overhead(add[i].flen, 0) + add[i].flen;
+    }
+    st = cmd_scratch2_reserve(c->srv, cap);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    return store_hash_edit(form, len, add, n, del, m, c->srv->scratch2, cap, out_len, added,
+                           removed);
+}
+
+/* The arguments argv[first..argc) as members, an array in scratch3. NULL when it cannot grow. */
+static struct store_hash_kv *members_from_args(struct cmd_call *c, size_t first, size_t *n)
+{
+    struct store_hash_kv *kv;
+
+    *n = c->argc - first;
+    if (cmd_scratch3_reserve(c->srv, *n * sizeof(*kv)) != TERSE_OK) {
+        return NULL;
+    }
+    kv = (struct store_hash_kv *)(void *)c->srv->scratch3;
+    for (size_t i = 0; i < *n; i++) {
+        kv[i] = (struct store_hash_kv){c->argv[first + i].p, c->argv[first + i].len,
+                                       empty_value, 0};
+    }
+    return kv;
+}
+
+/* SADD key member [member ...] */
+static void set_sadd(struct cmd_call *c)
+{
+    const struct store_entry *e;
+    const struct store_hash_kv *kv;
+    const uint8_t *form;
+    size_t len, n, out_len = 0, added = 0, removed = 0;
+    bool was_table;
+    int st;
+
+    if (cmd_set_read(c, &c->argv[1], 1, &e, &form, &len) != 0) {
+        return;
+    }
+    was_table = e != NULL && store_entry_is_raw(e);
+    kv = members_from_args(c, 2, &n);
+    if (kv == NULL) {
+        cmd_reply_status(c, TERSE_ENOMEM);
+        return;
+    }
+    st = set_edit(c, form, len, kv, n, NULL, 0, &out_len, &added, &removed);
+    if (st == TERSE_OK && added > 0) {
+        st = cmd_set_commit(c, &c->argv[1], out_len, CMD_SET_ENC_GROW, was_table);
+    }
+    if (st != TERSE_OK) {
+        cmd_value_reply_bad(c, &c->argv[1], st);
+        return;
+    }
+    resp_write_int(c->out, (long long)added);
+}
+
+/* SREM key member [member ...] */
+static void set_srem(struct cmd_call *c)
+{
+    const struct store_entry *e;
+    const struct store_hash_kv *kv;
+    const uint8_t *form;
+    size_t len, n, out_len = 0, added = 0, removed = 0;
+    int st;
+
+    if (cmd_set_read(c, &c->argv[1], 1, &e, &form, &len) != 0) {
+        return;
+    }
+    if (e == NULL) {
+        resp_write_int(c->out, 0);
+        return;
+    }
+    kv = members_from_args(c, 2, &n);
+    if (kv == NULL) {
+        cmd_reply_status(c, TERSE_ENOMEM);
+        return;
+    }
+    st = set_edit(c, form, len, NULL, 0, kv, n, &out_len, &added, &removed);
+    if (st == TERSE_OK && removed > 0) {
+        st = cmd_set_commit(c, &c->argv[1], out_len, CMD_SET_ENC_KEEP, store_entry_is_raw(e));
+    }
+    if (st != TERSE_OK) {
+        cmd_value_reply_bad(c, &c->argv[1], st);
+        return;
+    }
+    resp_write_int(c->out, (long long)removed);
+}
+
+/* ---- SPOP ---------------------------------------------------------------------------------- */
+
+/* One random member of the form (n members) removed: replied as a bulk, then the rest stored. */
+static int spop_one(struct cmd_call *c, const struct store_entry *e, const uint8_t *form,
+                    size_t len, uint64_t n)
+{
+    struct store_hash_it it;
+    struct store_hash_kv kv;
+    uint64_t k = store_rand(cmd_shard(c, c->argv[1].p, c->argv[1].len)) % n;
+    size_t out_len = 0, added = 0, removed = 0;
+    int st = store_hash_open(form, len, &it, &n);
+
+    while (st == TERSE_OK && (st = store_hash_next(&it, &kv)) == 1 && k > 0) {
+        st = TERSE_OK;
+        k--;
+    }
+    if (st != 1) {
+        return st < 0 ? st : TERSE_ECORRUPT;
+    }
+    st = set_edit(c, form, len, NULL, 0, &kv, 1, &out_len, &added, &removed);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    /* kv points into scratch, which the commit's encoding overwrites: reply first. */
+    resp_write_bulk(c->out, kv.f, kv.flen);
+    return cmd_set_commit(c, &c->argv[1], out_len, CMD_SET_ENC_KEEP, store_entry_is_raw(e));
+}
+
+/* count < n distinct random members removed (selection sampling: each member is taken with
+ * probability wanted / left), replied as a set in the form's order, the rest stored. */
+static int spop_some(struct cmd_call *c, const struct store_entry *e, const uint8_t *form,
+                     size_t len, uint64_t n, uint64_t count)
+{
+    struct store_shard *s = cmd_shard(c, c->argv[1].p, c->argv[1].len);
+    struct store_hash_it it;
+    struct store_hash_kv *del;
+    uint64_t left = n, wanted = count, remaining = n - count;
+    size_t m = 0, out_len = 0, added = 0, removed = 0;
+    int st;
+
+    if (cmd_scratch3_reserve(c->srv, (size_t)count * sizeof(*del)) != TERSE_OK) {
+        return TERSE_ENOMEM;
+    }
+    del = (struct store_hash_kv *)(void *)c->srv->scratch3;
+    st = store_hash_open(form, len, &it, &n);
+    while (st == TERSE_OK && wanted > 0 && (st = store_hash_next(&it, &del[m])) == 1) {
+        st = TERSE_OK;
+        if (store_rand(s) % left < wanted) {
+            m++;
+            wanted--;
+        }
+        left--;
+    }
+    if (st < 0 || m != count) {
+        return st < 0 ? st : TERSE_ECORRUPT;
+    }
+    st = set_edit(c, form, len, NULL, 0, del, m, &out_len, &added, &removed);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    resp_write_set(c->out, m);
+    for (size_t i = 0; i < m; i++) {
+        resp_write_bulk(c->out, del[i].f, del[i].flen);
+    }
+    return cmd_set_commit(c, &c->argv[1], out_len,
+                          remaining * SPOP_MOVE_STRATEGY_MUL > count ? CMD_SET_ENC_KEEP
+                                                                     : CMD_SET_ENC_FRESH,
+                          store_entry_is_raw(e));
+}
+
+/* Every member replied as a set, in the form's order, and the key deleted. */
+static int spop_all(struct cmd_call *c, const uint8_t *form, size_t len, uint64_t n)
+{
+    struct store_hash_it it;
+    struct store_hash_kv kv;
+    int st = store_hash_open(form, len, &it, &n);
+
+    resp_write_set(c->out, (size_t)n);
+    while (st == TERSE_OK && (st = store_hash_next(&it, &kv)) == 1) {
+        st = TERSE_OK;
+        resp_write_bulk(c->out, kv.f, kv.flen);
+    }
+    if (st < 0) {
+        return st;
+    }
+    return cmd_set_commit(c, &c->argv[1], 0, CMD_SET_ENC_KEEP, false);
+}
+
+/* SPOP key [count] */
+static void set_spop(struct cmd_call *c)
+{
+    const struct store_entry *e;
+    const uint8_t *form;
+    struct store_hash_it it;
+    long long count = 0;
+    uint64_t n;
+    size_t len, mark;
+    int st;
+
+    if (c->argc > 3) {
+        cmd_reply_err(c, CMD_ERR_SYNTAX);
+        return;
+    }
+    if (c->argc == 3 && (!cmd_parse_ll(c->argv[2].p, c->argv[2].len, &count) || count < 0)) {
+        cmd_reply_err(c, ERR_NOT_POSITIVE);
+        return;
+    }
+    if (cmd_set_read(c, &c->argv[1], 1, &e, &form, &len) != 0) {
+        return;
+    }
+    if (e == NULL || (c->argc == 3 && count == 0)) {
+        if (c->argc == 3) {
+            resp_write_set(c->out, 0);
+        } else {
+            resp_write_null(c->out);
+        }
+        return;
+    }
+    st = store_hash_open(form, len, &it, &n);
+    if (st != TERSE_OK || n == 0) {
+        cmd_value_reply_bad(c, &c->argv[1], TERSE_ECORRUPT);
+        return;
+    }
+    mark = c->out->len;
+    if (c->argc == 2) {
+        st = spop_one(c, e, form, len, n);
+    } else if ((uint64_t)count >= n) {
+        st = spop_all(c, form, len, n);
+    } else {
+        st = spop_some(c, e, form, len, n, (uint64_t)count);
+    }
+    if (st != TERSE_OK) {
+        c->out->len = mark;
+        cmd_value_reply_bad(c, &c->argv[1], st);
+    }
+}
+
+/* ---- SMOVE --------------------------------------------------------------------------------- */
+
+static bool same_key(const struct resp_slice *a, const struct resp_slice *b)
+{
+    return a->len == b->len && memcmp(a->p, b->p, a->len) == 0;
+}
+
+/* SMOVE source destination member */
+static void set_smove(struct cmd_call *c)
+{
+    const struct resp_slice *src = &c->argv[1], *dst = &c->argv[2];
+    struct store_hash_kv ele = {c->argv[3].p, c->argv[3].len, empty_value, 0};
+    const struct store_entry *e, *de;
+    const uint8_t *form;
+    size_t len, out_len = 0, added = 0, removed = 0;
+    int st;
+
+    /* Redis's order: a missing source answers 0 before either type is checked. */
+    e = store_lookup(cmd_shard(c, src->p, src->len), c->cl->db, src->p, src->len, c->now_ms, 0);
+    if (e == NULL) {
+        resp_write_int(c->out, 0);
+        return;
+    }
+    de = store_lookup(cmd_shard(c, dst->p, dst->len), c->cl->db, dst->p, dst->len, c->now_ms, 0);
+    if (store_entry_type(e) != STORE_TYPE_SET ||
+        (de != NULL && store_entry_type(de) != STORE_TYPE_SET)) {
+        cmd_reply_err(c, CMD_ERR_WRONGTYPE);
+        return;
+    }
+    /* A destination that fails its checksum is reported before the source changes. */
+    if (de != NULL && !same_key(src, dst) && cmd_set_read(c, dst, 1, &de, &form, &len) != 0) {
+        return;
+    }
+    if (cmd_set_read(c, src, 1, &e, &form, &len) != 0) {
+        return;
+    }
+    if (same_key(src, dst)) {
+        struct store_hash_kv got;
+        st = store_hash_find(form, len, ele.f, ele.flen, &got);
+        if (st < 0) {
+            cmd_value_reply_bad(c, src, st);
+        } else {
+            resp_write_int(c->out, st);
+        }
+        return;
+    }
+    st = set_edit(c, form, len, NULL, 0, &ele, 1, &out_len, &added, &removed);
+    if (st == TERSE_OK && removed == 0) {
+        resp_write_int(c->out, 0);
+        return;
+    }
+    if (st == TERSE_OK) {
+        st = cmd_set_commit(c, src, out_len, CMD_SET_ENC_KEEP, store_entry_is_raw(e));
+    }
+    if (st != TERSE_OK) {
+        cmd_value_reply_bad(c, src, st);
+        return;
+    }
+    if (cmd_set_read(c, dst, 1, &de, &form, &len) != 0) {
+        return;
+    }
+    st = set_edit(c, form, len, &ele, 1, NULL, 0, &out_len, &added, &removed);
+    if (st == TERSE_OK && added > 0) {
+        st = cmd_set_commit(c, dst, out_len, CMD_SET_ENC_GROW,
+                            de != NULL && store_entry_is_raw(de));
+    }
+    if (st != TERSE_OK) {
+        cmd_value_reply_bad(c, dst, st);
+        return;
+    }
+    resp_write_int(c->out, 1);
+}
+
+#define W_FAST (CMD_WRITE | CMD_DENYOOM | CMD_FAST)
+#define R_FAST (CMD_READONLY | CMD_FAST)
+#define ACL_WF "@write @set @fast"
+#define ACL_WS "@write @set @slow"
+#define ACL_RF "@read @set @fast"
+#define ACL_RS "@read @set @slow"
+
+/* Rows generated from redis-server 7.0.15's COMMAND INFO and COMMAND DOCS. */
+const struct cmd_def cmd_set_defs[] = {
+    {"sadd", -3, W_FAST, 1, 1, 1, set_sadd, ACL_WF, "Add one or more members to a set", "1.0.0",
+     "set", NULL},
+    {"srem", -3, CMD_WRITE | CMD_FAST, 1, 1, 1, set_srem, ACL_WF,
+     "Remove one or more members from a set", "1.0.0", "set", NULL},
+    {"smembers", 2, CMD_READONLY, 1, 1, 1, cmd_set_smembers, ACL_RS,
+     "Get all the members in a set", "1.0.0", "set", NULL},
+    {"sismember", 3, R_FAST, 1, 1, 1, cmd_set_sismember, ACL_RF,
+     "Determine if a given value is a member of a set", "1.0.0", "set", NULL},
+    {"smismember", -3, R_FAST, 1, 1, 1, cmd_set_smismember, ACL_RF,
+     "Returns the membership associated with the given elements for a set", "6.2.0", "set",
+     NULL},
+    {"scard", 2, R_FAST, 1, 1, 1, cmd_set_scard, ACL_RF, "Get the number of members in a set",
+     "1.0.0", "set", NULL},
+    {"spop", -2, CMD_WRITE | CMD_FAST, 1, 1, 1, set_spop, ACL_WF,
+     "Remove and return one or multiple random members from a set", "1.0.0", "set", NULL},
+    {"srandmember", -2, CMD_READONLY, 1, 1, 1, cmd_set_srandmember, ACL_RS,
+     "Get one or multiple random members from a set", "1.0.0", "set", NULL},
+    {"smove", 4, CMD_WRITE | CMD_FAST, 1, 2, 1, set_smove, ACL_WF,
+     "Move a member from one set to another", "1.0.0", "set", NULL},
+    {"sinter", -2, CMD_READONLY, 1, -1, 1, cmd_set_sinter, ACL_RS, "Intersect multiple sets",
+     "1.0.0", "set", NULL},
+    {"sintercard", -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0, 0, cmd_set_sintercard, ACL_RS,
+     "Intersect multiple sets and return the cardinality of the result", "7.0.0", "set", NULL},
+    {"sinterstore", -3, CMD_WRITE | CMD_DENYOOM, 1, -1, 1, cmd_set_sinterstore, ACL_WS,
+     "Intersect multiple sets and store the resulting set in a key", "1.0.0", "set", NULL},
+    {"sunion", -2, CMD_READONLY, 1, -1, 1, cmd_set_sunion, ACL_RS, "Add multiple sets", "1.0.0",
+     "set", NULL},
+    {"sunionstore", -3, CMD_WRITE | CMD_DENYOOM, 1, -1, 1, cmd_set_sunionstore, ACL_WS,
+     "Add multiple sets and store the resulting set in a key", "1.0.0", "set", NULL},
+    {"sdiff", -2, CMD_READONLY, 1, -1, 1, cmd_set_sdiff, ACL_RS, "Subtract multiple sets",
+     "1.0.0", "set", NULL},
+    {"sdiffstore", -3, CMD_WRITE | CMD_DENYOOM, 1, -1, 1, cmd_set_sdiffstore, ACL_WS,
+     "Subtract multiple sets and store the resulting set in a key", "1.0.0", "set", NULL},
+    {"sscan", -3, CMD_READONLY, 1, 1, 1, cmd_set_sscan, ACL_RS,
+     "Incrementally iterate Set elements", "2.8.0", "set", NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
+};
