@@ -17,10 +17,11 @@
  *     was one; the result's exact length is enough and one byte less is TERSE_ETOOBIG. Three
  *     edits run in a row, each on the previous result.
  *
- * Two builds of store_hash.c run side by side and must agree byte for byte: the server's
- * (linked from the library) and a copy included below under other names with a 32-word table
- * and a 64-bit in-old bitmap, so that inputs of a few hundred bytes reach the block paths the
- * server reaches at thousands of fields. The code is the same, only the sizes differ.
+ * Two builds of store_hash.c and store_hash_edit.c run side by side and must agree byte for
+ * byte: the server's (linked from the library) and a copy included below under other names with
+ * a 32-word table and a 64-bit in-old bitmap, so that inputs of a few hundred bytes reach the
+ * block paths the server reaches at thousands of fields. The code is the same, only the sizes
+ * differ.
  */
 #include "store/store_hash.h"
 
@@ -42,17 +43,10 @@
 #define STORE_HASH_TAB_WORDS 32
 #define STORE_HASH_IN_OLD_BITS 64
 
-int store_hash_check(const uint8_t *form, size_t len);
-int store_hash_open(const uint8_t *form, size_t len, struct store_hash_it *it, uint64_t *n);
-int store_hash_next(struct store_hash_it *it, struct store_hash_kv *kv);
-int store_hash_find(const uint8_t *form, size_t len, const uint8_t *f, size_t flen,
-                    struct store_hash_kv *kv);
-size_t store_hash_pair_overhead(size_t flen, size_t vlen);
-int store_hash_edit(const uint8_t *form, size_t len, const struct store_hash_kv *set, size_t n,
-                    const struct store_hash_kv *del, size_t m, uint8_t *out, size_t cap,
-                    size_t *out_len, size_t *added, size_t *removed);
-
+/* store_hash.h is in already, under the real names: each small function's definition is its
+ * declaration, and each is defined before its first use. */
 #include "store/store_hash.c"
+#include "store/store_hash_edit.c"
 
 #undef store_hash_check
 #undef store_hash_open

@@ -69,7 +69,7 @@ size_t store_hash_pair_overhead(size_t flen, size_t vlen);
  * counts in *removed if it was there, in neither count if it was not. The old form is checked
  * as store_hash_check does but for field uniqueness (a loaded form was checked, an edited one
  * is unique by construction). Nothing is written past cap; out's bytes are unspecified on
- * error. No allocation, about 65 KiB of stack (see store_hash.c for time).
+ * error. No allocation, about 65 KiB of stack (see store_hash_edit.c for time).
  */
 int store_hash_edit(const uint8_t *form, size_t len, const struct store_hash_kv *set, size_t n,
                     const struct store_hash_kv *del, size_t m, uint8_t *out, size_t cap,
