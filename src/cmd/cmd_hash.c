@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "cmd/cmd_elems.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "codec/codec_value.h"
@@ -75,25 +76,16 @@ const char *cmd_hash_encoding(const struct store_entry *e)
     return store_entry_is_raw(e) ? "hashtable" : "listpack";
 }
 
+/* Whether a listpack cannot hold the pair (cmd_elems_form_is_table's test). */
+static bool pair_too_long(const struct cmd_server *srv, const struct store_hash_kv *kv)
+{
+    return pairs_too_long(srv, kv, 1);
+}
+
 int cmd_hash_form_is_table(const struct cmd_server *srv, const uint8_t *form, size_t len)
 {
-    struct store_hash_it it;
-    struct store_hash_kv kv;
-    uint64_t n;
-    int st = store_hash_open(form, len, &it, &n);
-
-    if (st != TERSE_OK) {
-        return st;
-    }
-    if (n > (uint64_t)srv->settings.hash_max_listpack_entries) {
-        return 1;
-    }
-    while ((st = store_hash_next(&it, &kv)) == 1) {
-        if (pairs_too_long(srv, &kv, 1)) {
-            return 1;
-        }
-    }
-    return st < 0 ? st : 0;
+    return cmd_elems_form_is_table(srv, form, len, srv->settings.hash_max_listpack_entries,
+                                   pair_too_long);
 }
 
 /* Whether Redis would hold the hash after this write as a hashtable (see the top). */

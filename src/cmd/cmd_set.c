@@ -35,6 +35,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "cmd/cmd_elems.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -54,26 +55,19 @@ const char *cmd_set_encoding(const struct store_entry *e)
     return store_entry_is_raw(e) ? "hashtable" : "intset";
 }
 
+/* Whether an intset cannot hold the member: it is no integer (cmd_elems_form_is_table's test). */
+static bool member_not_int(const struct cmd_server *srv, const struct store_hash_kv *kv)
+{
+    long long v;
+
+    (void)srv;
+    return !cmd_parse_ll(kv->f, kv->flen, &v);
+}
+
 int cmd_set_form_is_table(const struct cmd_server *srv, const uint8_t *form, size_t len)
 {
-    struct store_hash_it it;
-    struct store_hash_kv kv;
-    uint64_t n;
-    long long v;
-    int st = store_hash_open(form, len, &it, &n);
-
-    if (st != TERSE_OK) {
-        return st;
-    }
-    if (n > (uint64_t)srv->settings.set_max_intset_entries) {
-        return 1;
-    }
-    while ((st = store_hash_next(&it, &kv)) == 1) {
-        if (!cmd_parse_ll(kv.f, kv.flen, &v)) {
-            return 1;
-        }
-    }
-    return st < 0 ? st : 0;
+    return cmd_elems_form_is_table(srv, form, len, srv->settings.set_max_intset_entries,
+                                   member_not_int);
 }
 
 int cmd_set_read(struct cmd_call *c, const struct resp_slice *key, int for_write,
@@ -400,9 +394,7 @@ static void set_spop(struct cmd_call *c)
         }
         return;
     }
-    st = store_hash_open(form, len, &it, &n);
-    if (st != TERSE_OK || n == 0) {
-        cmd_value_reply_bad(c, &c->argv[1], TERSE_ECORRUPT);
+    if (cmd_elems_open_or_reply(c, form, len, &it, &n) != 0) {
         return;
     }
     mark = c->out->len;
