@@ -23,10 +23,8 @@
  */
 #include "cmd/cmd_hash.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
-#include <string.h>
 
 #include "cmd/cmd_elems.h"
 #include "cmd/cmd_util.h"
@@ -37,7 +35,6 @@
 
 #define ERR_HASH_NOT_INT "ERR hash value is not an integer"
 #define ERR_HASH_NOT_FLOAT "ERR hash value is not a float"
-#define ERR_INCR_NAN_INF "ERR increment would produce NaN or Infinity"
 #define ERR_VALUE_NAN_INF "ERR value is NaN or Infinity"
 void cmd_hash_reply_bad(struct cmd_call *c, int status)
 {
@@ -326,22 +323,13 @@ static void hash_hincrby(struct cmd_call *c)
         cmd_reply_err(c, ERR_HASH_NOT_INT);
         return;
     }
-    if ((incr < 0 && v < 0 && incr < LLONG_MIN - v) || (incr > 0 && v > 0 && incr > LLONG_MAX - v)) {
-        cmd_reply_err(c, CMD_ERR_OVERFLOW);
+    if (cmd_ll_add_or_reply(c, &v, incr) != 0) {
         return;
     }
-    v += incr;
     n = cmd_format_ll(buf, v);
     if (incr_store(c, e, form, len, buf, n) == 0) {
         resp_write_int(c->out, v);
     }
-}
-
-/* Parses a long double as Redis's string2ld, rejecting an embedded NUL (strtold would stop
- * there and take "1\0x" for 1). */
-static int parse_ld_whole(const uint8_t *p, size_t len, long double *v)
-{
-    return memchr(p, '\0', len) == NULL && cmd_parse_ld(p, len, v);
 }
 
 /* HINCRBYFLOAT key field increment */
@@ -355,8 +343,7 @@ static void hash_hincrbyfloat(struct cmd_call *c)
     size_t len, n;
     bool found;
 
-    if (!parse_ld_whole(c->argv[3].p, c->argv[3].len, &incr)) {
-        cmd_reply_err(c, CMD_ERR_NOT_FLOAT);
+    if (cmd_ld_or_reply(c, 3, &incr, NULL) != 0) {
         return;
     }
     if (isnan(incr) || isinf(incr)) {
@@ -366,13 +353,11 @@ static void hash_hincrbyfloat(struct cmd_call *c)
     if (incr_field(c, &e, &form, &len, &cur, &found) != 0) {
         return;
     }
-    if (found && !parse_ld_whole(cur.v, cur.vlen, &v)) {
+    if (found && !cmd_parse_ld(cur.v, cur.vlen, &v)) {
         cmd_reply_err(c, ERR_HASH_NOT_FLOAT);
         return;
     }
-    v += incr;
-    if (isnan(v) || isinf(v)) {
-        cmd_reply_err(c, ERR_INCR_NAN_INF);
+    if (cmd_ld_add_or_reply(c, &v, incr) != 0) {
         return;
     }
     n = cmd_format_ld(buf, sizeof(buf), v);

@@ -12,8 +12,6 @@
 #include "cmd/cmd_incr.h"
 
 #include <limits.h>
-#include <math.h>
-#include <string.h>
 
 #include "cmd/cmd_string.h"
 #include "cmd/cmd_util.h"
@@ -22,16 +20,8 @@
 #include "terse/status.h"
 
 #define ERR_DECR_OVERFLOW "ERR decrement would overflow"
-#define ERR_NAN_INF "ERR increment would produce NaN or Infinity"
 
 /* ---- INCR family ------------------------------------------------------------------------- */
-
-/* cmd_parse_ld, rejecting an embedded NUL: strtold stops there and would take "1\0x" for 1,
- * where Redis's string2ld requires the whole slice to be consumed. */
-static int parse_ld_whole(const uint8_t *p, size_t len, long double *v)
-{
-    return memchr(p, '\0', len) == NULL && cmd_parse_ld(p, len, v);
-}
 
 /* The integer held by e, as Redis's getLongLongFromObjectOrReply. */
 static int entry_ll_or_reply(struct cmd_call *c, const struct store_entry *e,
@@ -75,12 +65,9 @@ static void incr_generic(struct cmd_call *c, long long incr)
     if (e != NULL && entry_ll_or_reply(c, e, key, &v) != TERSE_OK) {
         return;
     }
-    if ((incr < 0 && v < 0 && incr < LLONG_MIN - v) ||
-        (incr > 0 && v > 0 && incr > LLONG_MAX - v)) {
-        cmd_reply_err(c, CMD_ERR_OVERFLOW);
+    if (cmd_ll_add_or_reply(c, &v, incr) != 0) {
         return;
     }
-    v += incr;
     st = store_set_int(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len, v,
                        e != NULL ? STORE_KEEP_TTL : STORE_NO_EXPIRE, c->now_ms);
     if (st != TERSE_OK) {
@@ -152,18 +139,12 @@ void cmd_incrbyfloat_proc(struct cmd_call *c)
         if (cmd_string_decode_or_reply(c, e, key, len, &p, &got) != TERSE_OK) {
             return;
         }
-        if (!parse_ld_whole(p, got, &v)) {
+        if (!cmd_parse_ld(p, got, &v)) {
             cmd_reply_err(c, CMD_ERR_NOT_FLOAT);
             return;
         }
     }
-    if (!parse_ld_whole(c->argv[2].p, c->argv[2].len, &incr)) {
-        cmd_reply_err(c, CMD_ERR_NOT_FLOAT);
-        return;
-    }
-    v += incr;
-    if (isnan(v) || isinf(v)) {
-        cmd_reply_err(c, ERR_NAN_INF);
+    if (cmd_ld_or_reply(c, 2, &incr, NULL) != 0 || cmd_ld_add_or_reply(c, &v, incr) != 0) {
         return;
     }
     n = cmd_format_ld(buf, sizeof(buf), v);

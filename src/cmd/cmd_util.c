@@ -167,6 +167,27 @@ int cmd_ld_or_reply(struct cmd_call *c, size_t argi, long double *out, const cha
     return -1;
 }
 
+int cmd_ll_add_or_reply(struct cmd_call *c, long long *v, long long incr)
+{
+    if ((incr < 0 && *v < 0 && incr < LLONG_MIN - *v) ||
+        (incr > 0 && *v > 0 && incr > LLONG_MAX - *v)) {
+        cmd_reply_err(c, CMD_ERR_OVERFLOW);
+        return -1;
+    }
+    *v += incr;
+    return 0;
+}
+
+int cmd_ld_add_or_reply(struct cmd_call *c, long double *v, long double incr)
+{
+    *v += incr;
+    if (isnan(*v) || isinf(*v)) {
+        cmd_reply_err(c, CMD_ERR_NAN_INF);
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_arg_is(const struct cmd_call *c, size_t argi, const char *lower)
 {
     size_t n = strlen(lower);

@@ -18,6 +18,7 @@
 #define CMD_ERR_WRONGTYPE "WRONGTYPE Operation against a key holding the wrong kind of value"
 #define CMD_ERR_NO_KEY "ERR no such key"
 #define CMD_ERR_OVERFLOW "ERR increment or decrement would overflow"
+#define CMD_ERR_NAN_INF "ERR increment would produce NaN or Infinity"
 #define CMD_ERR_DB_INDEX "ERR DB index is out of range"
 #define CMD_ERR_OOM "OOM command not allowed when used memory > 'maxmemory'."
 #define CMD_ERR_STRING_TOO_LONG "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
@@ -25,7 +26,8 @@
 /* Parses a whole slice as a long long exactly as Redis's string2ll (no spaces, no '+', no
  * leading zeros, within range). Returns 1 on success, 0 otherwise. */
 int cmd_parse_ll(const uint8_t *p, size_t len, long long *out);
-/* Parses a long double as Redis's string2ld (strtold, no spaces, not NaN). 1 or 0. */
+/* Parses a whole slice as a long double as Redis's string2ld (strtold, no spaces, not NaN; an
+ * embedded NUL, where strtold would stop and take "1\0x" for 1, is refused). 1 or 0. */
 int cmd_parse_ld(const uint8_t *p, size_t len, long double *out);
 /* Formats v as Redis does for INCRBYFLOAT results (%.17Lg, humanfriendly). Returns length;
  * buf needs CMD_LD_STR_MAX bytes. */
@@ -37,6 +39,13 @@ size_t cmd_format_ll(char *buf, long long v);
 /* Argument helpers that reply the error and return nonzero on failure. */
 int cmd_ll_or_reply(struct cmd_call *c, size_t argi, long long *out, const char *err);
 int cmd_ld_or_reply(struct cmd_call *c, size_t argi, long double *out, const char *err);
+
+/* *v += incr for INCRBY and HINCRBY: 0, or -1 when the sum would leave long long's range
+ * (replied CMD_ERR_OVERFLOW, *v unchanged). */
+int cmd_ll_add_or_reply(struct cmd_call *c, long long *v, long long incr);
+/* *v += incr for INCRBYFLOAT and HINCRBYFLOAT: 0, or -1 when the sum is NaN or infinite
+ * (replied CMD_ERR_NAN_INF). */
+int cmd_ld_add_or_reply(struct cmd_call *c, long double *v, long double incr);
 
 /* Case-insensitive comparison of argument argi with a lowercase C string. */
 int cmd_arg_is(const struct cmd_call *c, size_t argi, const char *lower);
