@@ -4,6 +4,7 @@
  */
 #include "cmd/cmd_digest.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "cmd/cmd_util.h"
@@ -54,9 +55,13 @@ static void be32(uint8_t out[4], uint32_t v)
 static const uint32_t digest_obj_type[] = {
     [STORE_TYPE_STRING] = 0, [STORE_TYPE_LIST] = 1, [STORE_TYPE_SET] = 2, [STORE_TYPE_HASH] = 4};
 
-/* A hash, as Redis digests one: each field and value mixed into a digest of their own, the
- * pairs' digests xored together, so the order of the fields does not matter. */
-static int hash_part(const uint8_t *form, size_t len, uint8_t d[CMD_DIGEST_LEN])
+/*
+ * A hash or a set (a hash form whose values are empty), as Redis digests one, in no order: a
+ * set's members each xored in by their own digest; a hash's field and value mixed into a
+ * digest of their own (with_values), the pairs' digests xored together.
+ */
+static int fields_part(const uint8_t *form, size_t len, bool with_values,
+                       uint8_t d[CMD_DIGEST_LEN])
 {
     struct store_hash_it it;
     struct store_hash_kv kv;
@@ -67,28 +72,14 @@ static int hash_part(const uint8_t *form, size_t len, uint8_t d[CMD_DIGEST_LEN])
         return TERSE_ECORRUPT;
     }
     while ((rc = store_hash_next(&it, &kv)) == 1) {
-        uint8_t pair[CMD_DIGEST_LEN] = {0};
-        digest_mix(pair, kv.f, kv.flen);
-        digest_mix(pair, kv.v, kv.vlen);
-        digest_xor(d, pair, sizeof(pair));
-    }
-    return rc == 0 ? TERSE_OK : TERSE_ECORRUPT;
-}
-
-/* A set (a hash form whose values are empty), as Redis digests one: each member's own digest
- * xored in, in no order. */
-static int set_part(const uint8_t *form, size_t len, uint8_t d[CMD_DIGEST_LEN])
-{
-    struct store_hash_it it;
-    struct store_hash_kv kv;
-    uint64_t n;
-    int rc;
-
-    if (store_hash_open(form, len, &it, &n) != TERSE_OK) {
-        return TERSE_ECORRUPT;
-    }
-    while ((rc = store_hash_next(&it, &kv)) == 1) {
-        digest_xor(d, kv.f, kv.flen);
+        if (with_values) {
+            uint8_t pair[CMD_DIGEST_LEN] = {0};
+            digest_mix(pair, kv.f, kv.flen);
+            digest_mix(pair, kv.v, kv.vlen);
+            digest_xor(d, pair, sizeof(pair));
+        } else {
+            digest_xor(d, kv.f, kv.flen);
+        }
     }
     return rc == 0 ? TERSE_OK : TERSE_ECORRUPT;
 }
@@ -131,13 +122,13 @@ static int value_part(struct cmd_call *c, const struct store_entry *e, uint8_t d
         digest_mix(d, p, len);
         break;
     case STORE_TYPE_HASH:
-        rc = hash_part(p, len, d);
+        rc = fields_part(p, len, true, d);
         break;
     case STORE_TYPE_LIST:
         rc = list_part(p, len, d);
         break;
     case STORE_TYPE_SET:
-        rc = set_part(p, len, d);
+        rc = fields_part(p, len, false, d);
         break;
     }
     if (rc != TERSE_OK) {
