@@ -214,38 +214,8 @@ static struct store_hash_kv *members_from_args(struct cmd_call *c, size_t first,
     return kv;
 }
 
-/* SADD key member [member ...] */
-static void set_sadd(struct cmd_call *c)
-{
-    const struct store_entry *e;
-    const struct store_hash_kv *kv;
-    const uint8_t *form;
-    size_t len, n, out_len = 0, added = 0, removed = 0;
-    bool was_table;
-    int st;
-
-    if (cmd_set_read(c, &c->argv[1], 1, &e, &form, &len) != 0) {
-        return;
-    }
-    was_table = e != NULL && store_entry_is_raw(e);
-    kv = members_from_args(c, 2, &n);
-    if (kv == NULL) {
-        cmd_reply_status(c, TERSE_ENOMEM);
-        return;
-    }
-    st = set_edit(c, form, len, kv, n, NULL, 0, &out_len, &added, &removed);
-    if (st == TERSE_OK && added > 0) {
-        st = cmd_set_commit(c, &c->argv[1], out_len, CMD_SET_ENC_GROW, was_table);
-    }
-    if (st != TERSE_OK) {
-        cmd_value_reply_bad(c, &c->argv[1], st);
-        return;
-    }
-    resp_write_int(c->out, (long long)added);
-}
-
-/* SREM key member [member ...] */
-static void set_srem(struct cmd_call *c)
+/* SADD (add) and SREM key member [member ...]: the number of members added or removed. */
+static void set_add_remove(struct cmd_call *c, bool add)
 {
     const struct store_entry *e;
     const struct store_hash_kv *kv;
@@ -256,7 +226,7 @@ static void set_srem(struct cmd_call *c)
     if (cmd_set_read(c, &c->argv[1], 1, &e, &form, &len) != 0) {
         return;
     }
-    if (e == NULL) {
+    if (e == NULL && !add) {
         resp_write_int(c->out, 0);
         return;
     }
@@ -265,15 +235,27 @@ static void set_srem(struct cmd_call *c)
         cmd_reply_status(c, TERSE_ENOMEM);
         return;
     }
-    st = set_edit(c, form, len, NULL, 0, kv, n, &out_len, &added, &removed);
-    if (st == TERSE_OK && removed > 0) {
-        st = cmd_set_commit(c, &c->argv[1], out_len, CMD_SET_ENC_KEEP, store_entry_is_raw(e));
+    st = add ? set_edit(c, form, len, kv, n, NULL, 0, &out_len, &added, &removed)
+             : set_edit(c, form, len, NULL, 0, kv, n, &out_len, &added, &removed);
+    if (st == TERSE_OK && (add ? added : removed) > 0) {
+        st = cmd_set_commit(c, &c->argv[1], out_len, add ? CMD_SET_ENC_GROW : CMD_SET_ENC_KEEP,
+                            e != NULL && store_entry_is_raw(e));
     }
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, &c->argv[1], st);
         return;
     }
-    resp_write_int(c->out, (long long)removed);
+    resp_write_int(c->out, (long long)(add ? added : removed));
+}
+
+static void set_sadd(struct cmd_call *c)
+{
+    set_add_remove(c, true);
+}
+
+static void set_srem(struct cmd_call *c)
+{
+    set_add_remove(c, false);
 }
 
 /* ---- SPOP ---------------------------------------------------------------------------------- */
