@@ -99,9 +99,20 @@ static int list_splice_store(struct cmd_call *c, const struct resp_slice *key,
     return st == TERSE_OK ? list_store(c, key, out_len) : st;
 }
 
-/* The element at index i of a form of n elements (i < n). TERSE_OK or TERSE_ECORRUPT. */
-static int list_at(const uint8_t *form, size_t len, uint64_t i, const uint8_t **el,
-                   size_t *el_len)
+bool cmd_list_index(long long index, uint64_t n, uint64_t *at)
+{
+    if (index < 0) {
+        index += (long long)n;
+    }
+    if (index < 0 || (uint64_t)index >= n) {
+        return false;
+    }
+    *at = (uint64_t)index;
+    return true;
+}
+
+int cmd_list_at(const uint8_t *form, size_t len, uint64_t i, const uint8_t **el,
+                size_t *el_len)
 {
     struct store_list_it it;
     uint64_t n;
@@ -445,7 +456,7 @@ static void list_move(struct cmd_call *c, bool from_left, bool to_left)
         return;
     }
     if (src->len == dst->len && memcmp(src->p, dst->p, src->len) == 0) {
-        st = list_at(form, len, from_left ? 0 : n - 1, &el, &el_len);
+        st = cmd_list_at(form, len, from_left ? 0 : n - 1, &el, &el_len);
         if (st != TERSE_OK) {
             cmd_list_reply_bad(c, src, st);
             return;
@@ -458,7 +469,7 @@ static void list_move(struct cmd_call *c, bool from_left, bool to_left)
         return;
     }
     /* scratch3 = the element | the source's next form, while dst takes scratch and scratch2. */
-    st = list_at(form, len, from_left ? 0 : n - 1, &el, &el_len);
+    st = cmd_list_at(form, len, from_left ? 0 : n - 1, &el, &el_len);
     if (st == TERSE_OK) {
         st = cmd_scratch2_reserve(c->srv, len);
     }
@@ -540,7 +551,7 @@ static void list_lset(struct cmd_call *c)
     struct store_list_el ins = {c->argv[3].p, c->argv[3].len};
     long long index;
     size_t len;
-    uint64_t n;
+    uint64_t n, at;
     int st;
 
     if (cmd_list_read(c, &c->argv[1], 1, &e, &form, &len, &n) != 0) {
@@ -553,14 +564,11 @@ static void list_lset(struct cmd_call *c)
     if (cmd_ll_or_reply(c, 2, &index, NULL) != 0) {
         return;
     }
-    if (index < 0) {
-        index += (long long)n;
-    }
-    if (index < 0 || (uint64_t)index >= n) {
+    if (!cmd_list_index(index, n, &at)) {
         cmd_reply_err(c, ERR_INDEX_RANGE);
         return;
     }
-    st = list_splice_store(c, &c->argv[1], form, len, (uint64_t)index, 1, &ins, 1);
+    st = list_splice_store(c, &c->argv[1], form, len, at, 1, &ins, 1);
     if (st != TERSE_OK) {
         cmd_list_reply_bad(c, &c->argv[1], st);
         return;

@@ -7,6 +7,7 @@
 #ifndef TERSE_CMD_LIST_H
 #define TERSE_CMD_LIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,15 @@ int cmd_list_read(struct cmd_call *c, const struct resp_slice *key, int for_writ
 
 /* Replies the CORRUPT error for key when status is TERSE_ECORRUPT, else the status. */
 void cmd_list_reply_bad(struct cmd_call *c, const struct resp_slice *key, int status);
+
+/* A list index as Redis reads one (negative: from the tail, -1 the last) for a list of n
+ * elements: true with *at in [0, n), false when out of range. */
+bool cmd_list_index(long long index, uint64_t n, uint64_t *at);
+
+/* The element at index i of a form of n elements (i < n): *el, *el_len point into form.
+ * TERSE_OK or TERSE_ECORRUPT. */
+int cmd_list_at(const uint8_t *form, size_t len, uint64_t i, const uint8_t **el,
+                size_t *el_len);
 
 void cmd_list_llen(struct cmd_call *c);
 void cmd_list_lrange(struct cmd_call *c);

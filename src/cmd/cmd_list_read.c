@@ -90,10 +90,10 @@ void cmd_list_lindex(struct cmd_call *c)
 {
     const struct store_entry *e;
     const uint8_t *form, *el;
-    struct store_list_it it;
     long long index;
     size_t len, el_len;
-    uint64_t n;
+    uint64_t n, at;
+    int st;
 
     /* Redis's order: the key first (a missing key answers null whatever the index). */
     if (cmd_list_read(c, &c->argv[1], 0, &e, &form, &len, &n) != 0) {
@@ -106,17 +106,13 @@ void cmd_list_lindex(struct cmd_call *c)
     if (cmd_ll_or_reply(c, 2, &index, NULL) != 0) {
         return;
     }
-    if (index < 0) {
-        index += (long long)n;
-    }
-    if (index < 0 || (uint64_t)index >= n) {
+    if (!cmd_list_index(index, n, &at)) {
         resp_write_null(c->out);
         return;
     }
-    (void)store_list_open(form, len, &it, &n);
-    if (store_list_skip(&it, (uint64_t)index) != TERSE_OK ||
-        store_list_next(&it, &el, &el_len) != 1) {
-        cmd_list_reply_bad(c, &c->argv[1], TERSE_ECORRUPT);
+    st = cmd_list_at(form, len, at, &el, &el_len);
+    if (st != TERSE_OK) {
+        cmd_list_reply_bad(c, &c->argv[1], st);
         return;
     }
     resp_write_bulk(c->out, el, el_len);
@@ -192,11 +188,32 @@ static bool lpos_done(const struct lpos_opts *o, uint64_t rank, uint64_t answere
     return answered >= (uint64_t)o->count;
 }
 
+/* Answers the match at element index i: noted as the single answer (no COUNT) or written.
+ * Whether the answer is then complete (lpos_done). */
+static bool lpos_answer(struct cmd_call *c, const struct lpos_opts *o, uint64_t rank,
+                        long long i, uint64_t *answered, long long *single)
+{
+    (*answered)++;
+    if (o->count == -1) {
+        *single = i;
+    } else {
+        resp_write_int(c->out, i);
+    }
+    return lpos_done(o, rank, *answered);
+}
+
+/* Whether element el is the one LPOS looks for (argv[2]). */
+static bool lpos_is(const struct cmd_call *c, const uint8_t *el, size_t el_len)
+{
+    const struct resp_slice *ele = &c->argv[2];
+
+    return el_len == ele->len && (el_len == 0 || memcmp(el, ele->p, el_len) == 0);
+}
+
 /* Head to tail: each match of rank or beyond is answered as it is found. */
 static int lpos_forward(struct cmd_call *c, const uint8_t *form, size_t len,
                         const struct lpos_opts *o, uint64_t *answered, long long *single)
 {
-    const struct resp_slice *ele = &c->argv[2];
     struct store_list_it it;
     const uint8_t *el;
     size_t el_len;
@@ -209,19 +226,9 @@ static int lpos_forward(struct cmd_call *c, const uint8_t *form, size_t len,
             return st == 0 ? TERSE_OK : TERSE_ECORRUPT;
         }
         st = TERSE_OK;
-        if (el_len != ele->len || (el_len != 0 && memcmp(el, ele->p, el_len) != 0)) {
-            continue;
-        }
-        if (++matches >= rank) {
-            (*answered)++;
-            if (o->count == -1) {
-                *single = (long long)i;
-            } else {
-                resp_write_int(c->out, (long long)i);
-            }
-            if (lpos_done(o, rank, *answered)) {
-                break;
-            }
+        if (lpos_is(c, el, el_len) && ++matches >= rank &&
+            lpos_answer(c, o, rank, (long long)i, answered, single)) {
+            break;
         }
     }
     return st;
@@ -232,7 +239,6 @@ static int lpos_forward(struct cmd_call *c, const uint8_t *form, size_t len,
 static int lpos_backward(struct cmd_call *c, const uint8_t *form, size_t len,
                          const struct lpos_opts *o, uint64_t *answered, long long *single)
 {
-    const struct resp_slice *ele = &c->argv[2];
     struct store_list_it it;
     const uint8_t *el;
     size_t el_len;
@@ -251,8 +257,7 @@ static int lpos_backward(struct cmd_call *c, const uint8_t *form, size_t len,
     st = store_list_skip(&it, first);
     for (uint64_t i = first; st == TERSE_OK && i < n; i++) {
         st = store_list_next(&it, &el, &el_len) == 1 ? TERSE_OK : TERSE_ECORRUPT;
-        if (st != TERSE_OK || el_len != ele->len ||
-            (el_len != 0 && memcmp(el, ele->p, el_len) != 0)) {
+        if (st != TERSE_OK || !lpos_is(c, el, el_len)) {
             continue;
         }
         st = cmd_scratch3_reserve(c->srv, (size_t)(k + 1) * sizeof(*at));
@@ -269,13 +274,7 @@ static int lpos_backward(struct cmd_call *c, const uint8_t *form, size_t len,
         if (m < rank && o->rank != LLONG_MIN) {
             continue;
         }
-        (*answered)++;
-        if (o->count == -1) {
-            *single = (long long)at[k - m];
-        } else {
-            resp_write_int(c->out, (long long)at[k - m]);
-        }
-        if (lpos_done(o, rank, *answered)) {
+        if (lpos_answer(c, o, rank, (long long)at[k - m], answered, single)) {
             break;
         }
     }
