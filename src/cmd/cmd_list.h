@@ -1,8 +1,9 @@
 /*
  * cmd_list: the list family (LPUSH ... LMPOP), over the byte form of store_list.h held as one
- * codec value per key. cmd_list.c has the shared reading step and the writes; cmd_list_read.c
- * the reads (LLEN, LRANGE, LINDEX, LPOS). Everything runs on the worker thread that owns the
- * shard.
+ * codec value per key. cmd_list.c has the shared read and store steps, the pushes and the
+ * edits in place, and the table; cmd_list_pop.c the pops and moves (LPOP, RPOP, LMPOP, LMOVE,
+ * RPOPLPUSH); cmd_list_read.c the reads (LLEN, LRANGE, LINDEX, LPOS). Everything runs on the
+ * worker thread that owns the shard.
  */
 #ifndef TERSE_CMD_LIST_H
 #define TERSE_CMD_LIST_H
@@ -27,6 +28,22 @@ int cmd_list_read(struct cmd_call *c, const struct resp_slice *key, int for_writ
 /* Replies the CORRUPT error for key when status is TERSE_ECORRUPT, else the status. */
 void cmd_list_reply_bad(struct cmd_call *c, const struct resp_slice *key, int status);
 
+/* ---- shared by the family's files ---------------------------------------------------------- */
+
+/* Stores the form in scratch2 (out_len bytes) as key's list, keeping its expiry, or deletes
+ * the key when out_len is 0 (an empty list is no key). TERSE_OK or a status. */
+int cmd_list_store(struct cmd_call *c, const struct resp_slice *key, size_t out_len);
+
+/* Replaces the elements [at, at + n_del) of the list at key (form, len: its decoded form, or
+ * NULL, 0) by the n_ins elements of ins (borrowed), and stores the result (in scratch2).
+ * TERSE_OK or a status. */
+int cmd_list_splice_store(struct cmd_call *c, const struct resp_slice *key,
+                          const uint8_t *form, size_t len, uint64_t at, uint64_t n_del,
+                          const struct store_list_el *ins, size_t n_ins);
+
+/* Replies an element as a bulk (an empty one may have no bytes behind p). */
+void cmd_list_write_bulk(struct cmd_call *c, const uint8_t *p, size_t len);
+
 /* A list index as Redis reads one (negative: from the tail, -1 the last) for a list of n
  * elements: true with *at in [0, n), false when out of range. */
 bool cmd_list_index(long long index, uint64_t n, uint64_t *at);
@@ -36,6 +53,11 @@ bool cmd_list_index(long long index, uint64_t n, uint64_t *at);
 int cmd_list_at(const uint8_t *form, size_t len, uint64_t i, const uint8_t **el,
                 size_t *el_len);
 
+void cmd_list_lpop(struct cmd_call *c);
+void cmd_list_rpop(struct cmd_call *c);
+void cmd_list_lmpop(struct cmd_call *c);
+void cmd_list_lmove(struct cmd_call *c);
+void cmd_list_rpoplpush(struct cmd_call *c);
 void cmd_list_llen(struct cmd_call *c);
 void cmd_list_lrange(struct cmd_call *c);
 void cmd_list_lindex(struct cmd_call *c);
