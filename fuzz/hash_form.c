@@ -27,6 +27,8 @@
 
 #include "terse/status.h"
 
+#include "fuzz_form.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,29 +64,6 @@
 #define FZ_ROUNDS 3    /* edits in a row, each on the previous result */
 #define FZ_FIND_MAX 64 /* fields looked up one by one (find is linear: keep runs fast) */
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void fz_check(int cond)
-{
-    if (!cond) {
-        abort();
-    }
-}
-
-struct fz_rng {
-    uint64_t s;
-};
-
-static uint64_t fz_next(struct fz_rng *r)
-{
-    /* splitmix64: the draws follow from the input, so a crash replays. */
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* What iteration makes of a form. */
 struct fz_fields {
     struct store_hash_kv *kv; /* the fields iterated, in order */
@@ -93,11 +72,6 @@ struct fz_fields {
     bool clean;               /* ... and next gave the count's fields, then 0 */
     bool unique;              /* no field twice among kv */
 };
-
-static bool fz_eq(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
-{
-    return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
-}
 
 static bool fz_kv_eq(const struct store_hash_kv *a, const struct store_hash_kv *b)
 {
@@ -406,13 +380,13 @@ static uint8_t *fz_edit(const uint8_t *form, size_t len, const struct fz_fields 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct fz_rng r = {XXH3_64bits(size != 0 ? (const void *)data : (const void *)"", size)};
+    struct fz_rng r;
     struct fz_fields fl;
-    const uint8_t *form = data;
-    size_t len = size;
-    uint8_t *owned = NULL;
+    struct fz_chain c;
     int rc;
 
+    fz_rng_init(&r, data, size);
+    fz_chain_init(&c, data, size);
     fz_iterate(data, size, &fl);
     rc = store_hash_check(data, size);
     fz_check(small_hash_check(data, size) == rc);
@@ -421,19 +395,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_finds(data, size, &fl, &r);
     for (int round = 0; round < FZ_ROUNDS; round++) {
         size_t next_len = 0;
-        uint8_t *next = fz_edit(form, len, &fl, data, size, &r, &next_len);
+        uint8_t *next = fz_edit(c.form, c.len, &fl, data, size, &r, &next_len);
 
         free(fl.kv);
-        free(owned);
-        if (next == NULL) {
+        if (!fz_chain_take(&c, next, next_len)) {
             return 0;
         }
-        owned = next;
-        form = next;
-        len = next_len;
-        fz_iterate(form, len, &fl);
+        fz_iterate(c.form, c.len, &fl);
     }
     free(fl.kv);
-    free(owned);
+    fz_chain_deinit(&c);
     return 0;
 }

@@ -20,38 +20,15 @@
 
 #include "terse/status.h"
 
+#include "fuzz_form.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <xxhash.h>
-
 #define FZ_ROUNDS 4   /* edits in a row */
 #define FZ_MAX_INS 12 /* elements one splice inserts */
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void fz_check(int cond)
-{
-    if (!cond) {
-        abort();
-    }
-}
-
-struct fz_rng {
-    uint64_t s;
-};
-
-static uint64_t fz_next(struct fz_rng *r)
-{
-    /* splitmix64: the draws follow from the input, so a crash replays. */
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* What iteration makes of a form. */
 struct fz_list {
@@ -59,11 +36,6 @@ struct fz_list {
     size_t n;
     bool valid; /* open, the count's elements, then 0, count > 0 */
 };
-
-static bool fz_eq(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
-{
-    return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
-}
 
 static void fz_iterate(const uint8_t *form, size_t len, struct fz_list *l)
 {
@@ -355,30 +327,27 @@ static uint8_t *fz_edit(const uint8_t *form, size_t len, const struct fz_list *l
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct fz_rng r = {XXH3_64bits(size != 0 ? (const void *)data : (const void *)"", size)};
+    struct fz_rng r;
     struct fz_list l;
-    const uint8_t *form = data;
-    size_t len = size;
-    uint8_t *owned = NULL;
+    struct fz_chain c;
 
+    fz_rng_init(&r, data, size);
+    fz_chain_init(&c, data, size);
     fz_iterate(data, size, &l);
     for (int round = 0; round < FZ_ROUNDS; round++) {
         size_t next_len = 0;
         /* an empty input is the empty list for splice */
-        uint8_t *next = fz_edit(len != 0 ? form : NULL, len, &l, data, size, &r, &next_len);
+        uint8_t *next = fz_edit(c.len != 0 ? c.form : NULL, c.len, &l, data, size, &r,
+                                &next_len);
 
         free(l.el);
-        free(owned);
-        if (next == NULL) {
+        if (!fz_chain_take(&c, next, next_len)) {
             return 0;
         }
-        owned = next;
-        form = next;
-        len = next_len;
-        fz_iterate(form, len, &l);
+        fz_iterate(c.form, c.len, &l);
         fz_check(l.valid);
     }
     free(l.el);
-    free(owned);
+    fz_chain_deinit(&c);
     return 0;
 }
