@@ -1,8 +1,9 @@
 /*
  * cmd_set: the set family (SADD ... SSCAN), over a hash form whose values are empty
- * (store_hash.h), held as one codec value per key. cmd_set.c has the shared steps and the
- * single-key writes, cmd_set_read.c the reads, cmd_set_algebra.c SINTER, SUNION, SDIFF and
- * their STORE and CARD forms. Everything runs on the worker thread that owns the shard.
+ * (store_hash.h), held as one codec value per key. cmd_set.c has the read step and the
+ * single-key writes, cmd_set_store.c how a written set is stored (order, encoding),
+ * cmd_set_read.c the reads, cmd_set_algebra.c SINTER, SUNION, SDIFF and their STORE and CARD
+ * forms. Everything runs on the worker thread that owns the shard.
  */
 #ifndef TERSE_CMD_SET_H
 #define TERSE_CMD_SET_H

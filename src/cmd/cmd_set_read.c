@@ -5,7 +5,7 @@
  * corrupt part way through a reply withdraws what was written (the output is cut back to where
  * the reply began) and answers the CORRUPT error instead.
  *
- * Order: the form's (cmd_set.c): ascending numeric while every member is an integer, which is
+ * Order: the form's (cmd_set_store.c): ascending numeric while every member is an integer, which is
  * Redis's order for an intset; insertion order otherwise (Redis: its dict's order).
  */
 #include "cmd/cmd_set.h"
