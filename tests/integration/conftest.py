@@ -89,9 +89,7 @@ def _check_alive(server):
 
 def _flush(server):
     _check_alive(server)
-    with server.raw() as c:
-        reply = c.call("FLUSHALL")
-    assert reply == b"+OK\r\n", "FLUSHALL on %s answered %r" % (server.name, reply)
+    h.flush(server)
 
 
 @pytest.fixture
@@ -148,6 +146,19 @@ def spawn(workdir, terse_binary, oracle_binary, request):
             _stop_checked(s)
         else:
             s.stop()
+
+
+@pytest.fixture
+def pair(spawn, terse_binary):
+    """pair(extra=(), terse_only=()) -> (terse, redis, Differ) on servers of this test's own,
+    so CONFIG SET and DEBUG change nothing the session's servers serve to other tests. extra
+    goes to both servers; terse_only to terse alone (not to a redis-server standing in for it)."""
+    def _pair(extra=(), terse_only=()):
+        own = [] if h.is_redis(terse_binary) else list(terse_only)
+        t = spawn("terse", list(extra) + own)
+        r = spawn("redis", list(extra))
+        return t, r, h.Differ(t, r, before=h.flush)
+    return _pair
 
 
 # python3-redis in Debian 12 is 4.3.4, which has no RESP3 (protocol=3 came with redis-py 5.0),

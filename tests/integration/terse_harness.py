@@ -563,3 +563,59 @@ class Differ:
         return tr
 
 
+
+
+# ---- keyspace and norms shared by the suites ----------------------------------------------
+
+def flush(server):
+    """FLUSHALL on server; fails unless it answers +OK."""
+    with server.raw() as c:
+        reply = c.call("FLUSHALL")
+    assert reply == b"+OK\r\n", "FLUSHALL on %s answered %r" % (server.name, reply)
+
+
+def is_int(raw):
+    """A norm for per-process figures (MEMORY USAGE, OBJECT IDLETIME, CLIENT ID): an integer."""
+    v = decode_one(raw)
+    return "integer" if isinstance(v, int) and not isinstance(v, bool) else ("not int", raw)
+
+
+# ---- allocation counts (INFO terse) -------------------------------------------------------
+
+def info_field(conn, name):
+    """One field of INFO terse on a RawConn, as text (None if absent)."""
+    text = decode_one(conn.call("INFO", "terse")).decode()
+    fields = dict(line.split(":", 1) for line in text.split("\r\n") if ":" in line)
+    return fields.get(name)
+
+
+def info_alloc_counts(conn):
+    """(allocator_allocs, allocator_frees) from INFO terse on a RawConn: every allocator call
+    terse has made (core_mem counts them)."""
+    raw = conn.call("INFO", "terse")
+    text = decode_one(raw).decode()
+    fields = dict(line.split(":", 1) for line in text.split("\r\n") if ":" in line)
+    assert "allocator_allocs" in fields and "allocator_frees" in fields, (
+        "INFO terse must show allocator_allocs and allocator_frees; got:\n" + text)
+    return int(fields["allocator_allocs"]), int(fields["allocator_frees"])
+
+
+def send_rounds(conn, batch, n_replies, rounds, expect):
+    """Sends the pipelined batch `rounds` times, reading its n_replies replies each time;
+    expect maps a reply's index in the batch to the bytes it must be."""
+    for _ in range(rounds):
+        conn.send(batch)
+        replies = conn.read_replies(n_replies)
+        for i, want in expect.items():
+            assert replies[i] == want, "reply %d of the batch: %s, want %s" % (
+                i, show(replies[i]), show(want))
+
+
+def assert_rounds_allocate_nothing(conn, what, batch, n_replies, expect, rounds=20):
+    """send_rounds on a warm server, with the allocator counts unchanged across them."""
+    before = info_alloc_counts(conn)
+    send_rounds(conn, batch, n_replies, rounds, expect)
+    after = info_alloc_counts(conn)
+    assert after == before, (
+        "%s allocated: allocs %d -> %d, frees %d -> %d"
+        % (what, before[0], after[0], before[1], after[1]))
