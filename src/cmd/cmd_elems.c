@@ -25,6 +25,31 @@ void cmd_elems_withdraw(struct cmd_call *c, size_t mark, int status)
     cmd_value_reply_bad(c, &c->argv[1], status);
 }
 
+/* The value of every set member: empty, but never a NULL pointer (store_hash_edit copies it). */
+static const uint8_t empty_value[1] = {0};
+
+struct store_hash_kv *cmd_elems_from_args(struct cmd_call *c, size_t first, bool with_values,
+                                          size_t *n)
+{
+    size_t step = with_values ? 2 : 1;
+    struct store_hash_kv *kv;
+
+    *n = (c->argc - first) / step;
+    if (cmd_scratch3_reserve(c->srv, *n * sizeof(*kv)) != TERSE_OK) {
+        return NULL;
+    }
+    kv = (struct store_hash_kv *)(void *)c->srv->scratch3;
+    for (size_t i = 0; i < *n; i++) {
+        const struct resp_slice *f = &c->argv[first + step * i];
+        kv[i] = (struct store_hash_kv){f->p, f->len, empty_value, 0};
+        if (with_values) {
+            kv[i].v = f[1].p;
+            kv[i].vlen = f[1].len;
+        }
+    }
+    return kv;
+}
+
 int cmd_elems_open_or_reply(struct cmd_call *c, const uint8_t *form, size_t len,
                             struct store_hash_it *it, uint64_t *n)
 {
@@ -221,6 +246,15 @@ int cmd_elems_rand_count_or_reply(struct cmd_call *c, size_t argi, long long *co
         return -1;
     }
     return 0;
+}
+
+void cmd_elems_rand_reply_none(struct cmd_call *c, bool with_count)
+{
+    if (with_count) {
+        resp_write_array(c->out, 0);
+    } else {
+        resp_write_null(c->out);
+    }
 }
 
 /* Writes one pick: the field, or the field and its value (a pair of its own in RESP3). */

@@ -24,6 +24,15 @@
 void cmd_elems_withdraw(struct cmd_call *c, size_t mark, int status);
 
 /*
+ * The arguments from argv[first] as elements for store_hash_edit, an array in scratch3 (valid
+ * until the next scratch3 reserve; the slices borrow the request): field and value pairs when
+ * with_values (an odd last argument is left out), else fields with empty values (set members,
+ * fields to delete). *n gets the count. NULL when scratch3 cannot grow.
+ */
+struct store_hash_kv *cmd_elems_from_args(struct cmd_call *c, size_t first, bool with_values,
+                                          size_t *n);
+
+/*
  * Opens the form (len bytes) of the container at argv[1], which exists and so holds an
  * element at least: 0 with *it and *n (n >= 1), or -1 when it replied the CORRUPT error (a
  * form that does not open, or opens empty).
@@ -69,6 +78,10 @@ void cmd_elems_scan(struct cmd_call *c, enum store_type type, bool with_values);
 /* The count of HRANDFIELD or SRANDMEMBER at argv[argi] into *count: 0, or -1 when it replied
  * (not an integer, or LLONG_MIN, whose negation, the number of picks, Redis refuses). */
 int cmd_elems_rand_count_or_reply(struct cmd_call *c, size_t argi, long long *count);
+
+/* The answer of HRANDFIELD or SRANDMEMBER when there is nothing to pick: an empty array when
+ * a count was given (with_count), else null. */
+void cmd_elems_rand_reply_none(struct cmd_call *c, bool with_count);
 
 /*
  * Answers random elements of the form (len bytes, n >= 1 elements, opened by

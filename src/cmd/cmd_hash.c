@@ -140,25 +140,6 @@ static int hash_apply(struct cmd_call *c, const struct store_entry *old, const u
                                                                         : 0u);
 }
 
-/* The pairs of argv[first..argc) as an array in scratch3. NULL when it cannot grow. */
-static struct store_hash_kv *pairs_from_args(struct cmd_call *c, size_t first, size_t *n)
-{
-    struct store_hash_kv *kv;
-
-    *n = (c->argc - first) / 2;
-    if (cmd_scratch3_reserve(c->srv, *n * sizeof(*kv)) != TERSE_OK) {
-        return NULL;
-    }
-    kv = (struct store_hash_kv *)(void *)c->srv->scratch3;
-    for (size_t i = 0; i < *n; i++) {
-        kv[i].f = c->argv[first + 2 * i].p;
-        kv[i].flen = c->argv[first + 2 * i].len;
-        kv[i].v = c->argv[first + 2 * i + 1].p;
-        kv[i].vlen = c->argv[first + 2 * i + 1].len;
-    }
-    return kv;
-}
-
 /* HSET and HMSET: key field value [field value ...]; reply is the new-field count or +OK. */
 static void hash_set_pairs(struct cmd_call *c, bool ok_reply)
 {
@@ -176,7 +157,7 @@ static void hash_set_pairs(struct cmd_call *c, bool ok_reply)
     if (hash_read_for_write(c, &e, &form, &len) != 0) {
         return;
     }
-    kv = pairs_from_args(c, 2, &n);
+    kv = cmd_elems_from_args(c, 2, true, &n);
     if (kv == NULL) {
         cmd_reply_status(c, TERSE_ENOMEM);
         return;
@@ -239,7 +220,7 @@ static void hash_hdel(struct cmd_call *c)
     const struct store_entry *e;
     const uint8_t *form;
     struct store_hash_kv *del;
-    size_t len, added = 0, removed = 0, m = c->argc - 2;
+    size_t len, added = 0, removed = 0, m;
     int st;
 
     if (hash_read_for_write(c, &e, &form, &len) != 0) {
@@ -249,13 +230,10 @@ static void hash_hdel(struct cmd_call *c)
         resp_write_int(c->out, 0);
         return;
     }
-    if (cmd_scratch3_reserve(c->srv, m * sizeof(*del)) != TERSE_OK) {
+    del = cmd_elems_from_args(c, 2, false, &m);
+    if (del == NULL) {
         cmd_reply_status(c, TERSE_ENOMEM);
         return;
-    }
-    del = (struct store_hash_kv *)(void *)c->srv->scratch3;
-    for (size_t i = 0; i < m; i++) {
-        del[i] = (struct store_hash_kv){c->argv[2 + i].p, c->argv[2 + i].len, NULL, 0};
     }
     st = hash_apply(c, e, form, len, NULL, 0, del, m, &added, &removed);
     if (st != TERSE_OK) {

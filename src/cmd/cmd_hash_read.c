@@ -157,11 +157,7 @@ void cmd_hash_hrandfield(struct cmd_call *c)
         return;
     }
     if (e == NULL) {
-        if (c->argc >= 3) {
-            resp_write_array(c->out, 0);
-        } else {
-            resp_write_null(c->out);
-        }
+        cmd_elems_rand_reply_none(c, c->argc >= 3);
         return;
     }
     if (cmd_elems_open_or_reply(c, form, len, &it, &n) == 0) {

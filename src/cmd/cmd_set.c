@@ -63,23 +63,6 @@ static int set_edit(struct cmd_call *c, const uint8_t *form, size_t len,
                            removed);
 }
 
-/* The arguments argv[first..argc) as members, an array in scratch3. NULL when it cannot grow. */
-static struct store_hash_kv *members_from_args(struct cmd_call *c, size_t first, size_t *n)
-{
-    struct store_hash_kv *kv;
-
-    *n = c->argc - first;
-    if (cmd_scratch3_reserve(c->srv, *n * sizeof(*kv)) != TERSE_OK) {
-        return NULL;
-    }
-    kv = (struct store_hash_kv *)(void *)c->srv->scratch3;
-    for (size_t i = 0; i < *n; i++) {
-        kv[i] = (struct store_hash_kv){c->argv[first + i].p, c->argv[first + i].len,
-                                       empty_value, 0};
-    }
-    return kv;
-}
-
 /* SADD (add) and SREM key member [member ...]: the number of members added or removed. */
 static void set_add_remove(struct cmd_call *c, bool add)
 {
@@ -96,7 +79,7 @@ static void set_add_remove(struct cmd_call *c, bool add)
         resp_write_int(c->out, 0);
         return;
     }
-    kv = members_from_args(c, 2, &n);
+    kv = cmd_elems_from_args(c, 2, false, &n);
     if (kv == NULL) {
         cmd_reply_status(c, TERSE_ENOMEM);
         return;

@@ -102,11 +102,7 @@ void cmd_set_srandmember(struct cmd_call *c)
         return;
     }
     if (e == NULL || (c->argc == 3 && l == 0)) {
-        if (c->argc == 3) {
-            resp_write_array(c->out, 0);
-        } else {
-            resp_write_null(c->out);
-        }
+        cmd_elems_rand_reply_none(c, c->argc == 3);
         return;
     }
     if (cmd_elems_open_or_reply(c, form, len, &it, &n) == 0) {
