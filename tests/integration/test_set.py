@@ -27,9 +27,8 @@ import random
 import pytest
 
 import terse_harness as h
+import types_harness as th
 from terse_harness import Step, decode_one
-
-from test_zero_alloc import _info_counts
 
 # ---- data ------------------------------------------------------------------------------------
 
@@ -50,10 +49,6 @@ WHY_RAND = "SPOP/SRANDMEMBER are random"
 WHY_SCAN = "Redis pages a hashtable set with cursors; terse answers in one call"
 
 
-def _is_err(v):
-    return isinstance(v, h.Err)
-
-
 def as_sorted(raw):
     """A set reply without its order: (reply type, sorted members); errors and others as is."""
     v = decode_one(raw)
@@ -71,29 +66,11 @@ def picks(contents, count=None, *, pop=False):
     distinctness under a positive count, and the whole set when the count covers it."""
     contents = {h._b(x) for x in contents}
 
-    def norm(raw):
-        v = decode_one(raw)
-        if _is_err(v):
-            return v
-        if count is None:
-            if v is None:
-                return "null" if not contents else ("null from a non-empty set", raw)
-            return "one member" if v in contents else ("not a member", raw)
+    def aggregate(v, raw):
         if not isinstance(v, list):
             return ("not an aggregate", raw)
-        shape = type(v).__name__
-        if any(x not in contents for x in v):
-            return ("a member not in the set", raw)
-        want = min(count, len(contents)) if count >= 0 else -count
-        if len(v) != want:
-            return ("%d members, want %d" % (len(v), want), raw)
-        if count > 0 and len(set(v)) != len(v):
-            return ("repeated under a positive count", raw)
-        out = (shape, len(v))
-        if count >= len(contents):
-            out += (sorted(v),)
-        return out
-    return norm
+        return th.counted_picks(v, contents, count, type(v).__name__, raw, "member", "set")
+    return th.pick_norm(contents, count, "member", "set", aggregate)
 
 
 def shape(raw):
@@ -107,7 +84,7 @@ def shape(raw):
 def scan_sorted(raw):
     """SSCAN with a COUNT that covers the set: (cursor, sorted members)."""
     v = decode_one(raw)
-    if _is_err(v):
+    if isinstance(v, h.Err):
         return v
     return (v[0], sorted(v[1]))
 
@@ -120,22 +97,6 @@ def sr(contents, *args):
 def sp(contents, *args):
     count = int(args[1]) if len(args) > 1 else None
     return Step("SPOP", *args, norm=picks(contents, count, pop=True), why=WHY_RAND)
-
-
-def flush(server):
-    with server.raw() as c:
-        assert c.call("FLUSHALL") == b"+OK\r\n"
-
-
-@pytest.fixture
-def pair(spawn):
-    """pair(extra=()) -> (terse, redis, Differ) on servers of this test's own, so CONFIG SET
-    and DEBUG change nothing the session's servers serve to other tests."""
-    def _pair(extra=()):
-        t = spawn("terse", list(extra))
-        r = spawn("redis", list(extra))
-        return t, r, h.Differ(t, r, before=flush)
-    return _pair
 
 
 # ---- differential sequences on the session servers -------------------------------------------
@@ -321,20 +282,8 @@ SET_ARITY = [
 ]
 
 
-def arity_steps():
-    steps = []
-    for name, arity in SET_ARITY:
-        need = abs(arity)
-        steps.append(Step(name.upper()))
-        if need > 2:
-            steps.append(Step(name, "s", *(["1"] * (need - 3))))  # one short
-        if arity > 0:
-            steps.append(Step(name, "s", *(["1"] * (arity - 1))))  # one too many
-    return steps
-
-
 def test_wrong_arity(diff):
-    steps = arity_steps()
+    steps = th.arity_steps(SET_ARITY, "s", "1")
     diff.run(steps + ["SADD s 1"] + steps + ["DEL s", "SET s v"] + steps,
              title="wrong arity")
 
@@ -538,7 +487,7 @@ def test_random_sequences(pair, limit):
 # ---- DEBUG DIGEST-VALUE ----------------------------------------------------------------------
 
 def test_digest_value(pair):
-    t, r, d = pair(["--enable-debug-command", "yes"])
+    t, r, d = pair(th.DEBUG_ARGS)
     d.run([
         "SADD s 1 2 3 x", "DEBUG DIGEST-VALUE s", "COPY s c", "DEBUG DIGEST-VALUE s c",
         "SADD i 3 2 1", "SADD i2 1 2 3", "DEBUG DIGEST-VALUE i i2 nokey", ("SADD", "h", *I1000),
@@ -574,20 +523,19 @@ CORRUPT_CMDS = [
 def test_corrupted_set_is_reported_never_served(spawn, terse_binary, members):
     """DEBUG CORRUPT-VALUE flips a byte of the stored set: every set command on it answers the
     CORRUPT error and changes nothing (the other key of SMOVE keeps its member)."""
-    if h.is_redis(terse_binary):
-        pytest.skip("CORRUPT-VALUE is terse's")
-    t = spawn("terse", ["--enable-debug-command", "yes"])
+    t = th.corruptible_terse(spawn, terse_binary)
+
+    def setup(c):
+        assert c.call("DEL", "c", "ok", "d")
+        c.call("SADD", "c", *members)
+        c.call("SADD", "ok", "1", "9")
+
+    def check(c, cmd):
+        assert decode_one(c.call("SMEMBERS", "ok")) in ([b"1", b"9"],), cmd
+        assert c.call("EXISTS", "d") == b":0\r\n", cmd
+
     with t.raw() as c:
-        for cmd in CORRUPT_CMDS:
-            assert c.call("DEL", "c", "ok", "d")
-            c.call("SADD", "c", *members)
-            c.call("SADD", "ok", "1", "9")
-            assert c.call("DEBUG", "CORRUPT-VALUE", "c") == b"+OK\r\n"
-            got = c.call(*cmd)
-            assert got.startswith(b"-CORRUPT"), (cmd, got[:200])
-            assert decode_one(c.call("SMEMBERS", "ok")) in ([b"1", b"9"],), cmd
-            assert c.call("EXISTS", "d") == b":0\r\n", cmd
-        assert c.call("PING") == b"+PONG\r\n"
+        th.assert_corrupt_reported(c, CORRUPT_CMDS, setup, check)
 
 
 # ---- SAVE and restart ------------------------------------------------------------------------
@@ -630,28 +578,17 @@ def test_sets_survive_save_and_restart(terse_binary, oracle_binary, tmp_path):
     views = {}
     for kind, binary in (("redis", oracle_binary), ("terse", terse_binary)):
         pdir = str(tmp_path / kind)
-        args = ["--enable-debug-command", "yes"]
-        s = h.Server(binary, pdir, args, None, kind + "-a").start()
-        try:
-            c = s.client()
+        with th.debug_server(binary, pdir, kind + "-a") as (s, c):
             fill_sets(c)
             before = sets_view(s)
             digest = c.execute_command("DEBUG", "DIGEST")
             assert c.save() is True
-            c.close()
-        finally:
-            s.kill()
-        s = h.Server(binary, pdir, args, None, kind + "-b").start()
-        try:
-            c = s.client()
+        with th.debug_server(binary, pdir, kind + "-b") as (s, c):
             after = sets_view(s)
             assert c.execute_command("DEBUG", "DIGEST") == digest, kind
             assert c.execute_command("DEBUG", "RELOAD") == b"OK"
             assert sets_view(s) == after, "%s: sets differ after DEBUG RELOAD" % kind
             views[kind] = (before, after)
-            c.close()
-        finally:
-            s.kill()
     for i, when in enumerate(("before SAVE", "after the restart")):
         want, got = views["redis"][i], views["terse"][i]
         assert got == want, "%s: %r" % (when, {k: (got[k], want[k]) for k in want
@@ -679,20 +616,12 @@ def test_warm_set_loop_allocates_nothing(terse):
         out.append(h.encode("SMEMBERS", key))
     batch = b"".join(out)
     n_replies = 7 * len(sets)
+    warm = {}
+    for k, (key, members) in enumerate(sets):
+        warm[7 * k + 2] = b":1\r\n"
+        warm[7 * k + 4] = b":2\r\n"
+        warm[7 * k + 5] = b":%d\r\n" % len(set(members))
     with h.RawConn(terse.port) as c:
-        for _ in range(5):
-            c.send(batch)
-            replies = c.read_replies(n_replies)
-            for k, (key, members) in enumerate(sets):
-                assert replies[7 * k + 2] == b":1\r\n"
-                assert replies[7 * k + 4] == b":2\r\n"
-                assert replies[7 * k + 5] == b":%d\r\n" % len(set(members))
-        before = _info_counts(c)
-        for _ in range(20):
-            c.send(batch)
-            replies = c.read_replies(n_replies)
-            assert replies[-2] == b":300\r\n"
-        after = _info_counts(c)
-    assert after == before, (
-        "warm set loop allocated: allocs %d -> %d, frees %d -> %d"
-        % (before[0], after[0], before[1], after[1]))
+        h.send_rounds(c, batch, n_replies, 5, warm)
+        h.assert_rounds_allocate_nothing(c, "warm set loop", batch, n_replies,
+                                         {-2: b":300\r\n"})

@@ -15,21 +15,6 @@ import time
 import terse_harness as h
 
 
-def _info_counts(conn):
-    raw = conn.call("INFO", "terse")
-    text = h.decode_one(raw).decode()
-    fields = dict(line.split(":", 1) for line in text.split("\r\n") if ":" in line)
-    assert "allocator_allocs" in fields and "allocator_frees" in fields, (
-        "INFO terse must show allocator_allocs and allocator_frees; got:\n" + text)
-    return int(fields["allocator_allocs"]), int(fields["allocator_frees"])
-
-
-def _info_field(conn, name):
-    text = h.decode_one(conn.call("INFO", "terse")).decode()
-    fields = dict(line.split(":", 1) for line in text.split("\r\n") if ":" in line)
-    return fields.get(name)
-
-
 def _batch(values):
     out = []
     for i, v in enumerate(values):
@@ -50,31 +35,23 @@ def test_warm_pipelined_set_get_allocates_nothing(terse):
             values.append(bytes(rnd.getrandbits(8) for _ in range(n)))  # stays raw
     values.append(b"12345")                                          # integer-encoded
     batch = _batch(values)
+    n_replies = 2 * len(values)
+    replies_of_values = {}
+    for i, v in enumerate(values):
+        replies_of_values[2 * i] = b"+OK\r\n"
+        replies_of_values[2 * i + 1] = b"$%d\r\n%s\r\n" % (len(v), v)
     with h.RawConn(terse.port) as c:
-        for _ in range(5):
-            c.send(batch)
-            replies = c.read_replies(2 * len(values))
-            for i, v in enumerate(values):
-                assert replies[2 * i] == b"+OK\r\n"
-                assert replies[2 * i + 1] == b"$%d\r\n%s\r\n" % (len(v), v)
+        h.send_rounds(c, batch, n_replies, 5, replies_of_values)
         # Background compression (off the request path) finishes the warm-up's values first;
         # then one more warm round, so what is measured is the request path alone.
         deadline = time.monotonic() + 20
-        while _info_field(c, "values_pending") != "0":
+        while h.info_field(c, "values_pending") != "0":
             assert time.monotonic() < deadline, "background compression did not finish"
             time.sleep(0.05)
-        c.send(batch)
-        c.read_replies(2 * len(values))
-        _info_counts(c)
-        before = _info_counts(c)
-        for _ in range(20):
-            c.send(batch)
-            replies = c.read_replies(2 * len(values))
-            assert replies[-1] == b"$5\r\n12345\r\n"
-        after = _info_counts(c)
-    assert after == before, (
-        "warm SET/GET loop allocated: allocs %d -> %d, frees %d -> %d"
-        % (before[0], after[0], before[1], after[1]))
+        h.send_rounds(c, batch, n_replies, 1, {})
+        h.info_alloc_counts(c)
+        h.assert_rounds_allocate_nothing(c, "warm SET/GET loop", batch, n_replies,
+                                         {-1: b"$5\r\n12345\r\n"})
 
 
 def test_warm_pipelined_hash_loop_allocates_nothing(terse):
@@ -99,20 +76,12 @@ def test_warm_pipelined_hash_loop_allocates_nothing(terse):
         out.append(h.encode("HINCRBY", key, b"n", b"0"))
     batch = b"".join(out)
     n_replies = 6 * len(hashes)
+    warm = {}
+    for k, (key, fields) in enumerate(hashes):
+        last = fields[-1][1]
+        warm[6 * k + 1] = b"$%d\r\n%s\r\n" % (len(last), last)
+        warm[6 * k + 5] = b":1000\r\n"
     with h.RawConn(terse.port) as c:
-        for _ in range(5):
-            c.send(batch)
-            replies = c.read_replies(n_replies)
-            for k, (key, fields) in enumerate(hashes):
-                last = fields[-1][1]
-                assert replies[6 * k + 1] == b"$%d\r\n%s\r\n" % (len(last), last)
-                assert replies[6 * k + 5] == b":1000\r\n"
-        before = _info_counts(c)
-        for _ in range(20):
-            c.send(batch)
-            replies = c.read_replies(n_replies)
-            assert replies[-1] == b":1000\r\n"
-        after = _info_counts(c)
-    assert after == before, (
-        "warm hash loop allocated: allocs %d -> %d, frees %d -> %d"
-        % (before[0], after[0], before[1], after[1]))
+        h.send_rounds(c, batch, n_replies, 5, warm)
+        h.assert_rounds_allocate_nothing(c, "warm hash loop", batch, n_replies,
+                                         {-1: b":1000\r\n"})
