@@ -29,7 +29,8 @@ import random
 import pytest
 
 import terse_harness as h
-from terse_harness import Sleep, Step, decode_one
+import types_harness as th
+from terse_harness import Sleep, Step, decode_one, is_int
 
 # ---- data ------------------------------------------------------------------------------------
 
@@ -70,19 +71,10 @@ WHY_MEM = "memory figures are per process"
 WHY_CLOCK = "a clock reading"
 
 
-def _is_err(v):
-    return isinstance(v, h.Err)
-
-
-def is_int(raw):
-    v = decode_one(raw)
-    return "integer" if isinstance(v, int) and not isinstance(v, bool) else ("not int", raw)
-
-
 def as_pairs(raw):
     """HGETALL as (reply type, length, dict): the order left out, repeats still counted."""
     v = decode_one(raw)
-    if v is None or _is_err(v):
+    if v is None or isinstance(v, h.Err):
         return v
     if isinstance(v, h.RMap):
         return ("map", len(v), dict(v))
@@ -103,16 +95,7 @@ def hrand(contents, count=None, withvalues=False):
     and length, with every field and value checked against the hash."""
     contents = {h._b(k): h._b(v) for k, v in contents.items()}
 
-    def norm(raw):
-        v = decode_one(raw)
-        if _is_err(v):
-            return v
-        if count is None:
-            if v is None:
-                return "null" if not contents else ("null from a non-empty hash", raw)
-            if isinstance(v, bytes) and v in contents:
-                return "one field of the hash"
-            return ("not a field of the hash", raw)
+    def aggregate(v, raw):
         if not isinstance(v, list) or isinstance(v, h.RSet):
             return ("not an array", raw)
         if not v:
@@ -134,18 +117,8 @@ def hrand(contents, count=None, withvalues=False):
                 if contents.get(f) != val:
                     return ("field %r with a value not its own: %r" % (f, val), raw)
             fields = [f for f, _ in pairs]
-        if any(not isinstance(f, bytes) or f not in contents for f in fields):
-            return ("a field not in the hash", raw)
-        want = min(count, len(contents)) if count >= 0 else -count
-        if len(fields) != want:
-            return ("%d fields, want %d" % (len(fields), want), raw)
-        if count > 0 and len(set(fields)) != len(fields):
-            return ("a field repeated under a positive count", raw)
-        out = (shape, len(fields))
-        if count >= len(contents):
-            out += (sorted(fields),)
-        return out
-    return norm
+        return th.counted_picks(fields, contents, count, shape, raw, "field", "hash")
+    return th.pick_norm(contents, count, "field", "hash", aggregate)
 
 
 def hr(contents, *args):
@@ -153,22 +126,6 @@ def hr(contents, *args):
     count = int(args[1]) if len(args) > 1 else None
     withvalues = len(args) > 2
     return Step("HRANDFIELD", *args, norm=hrand(contents, count, withvalues), why=WHY_RAND)
-
-
-def flush(server):
-    with server.raw() as c:
-        assert c.call("FLUSHALL") == b"+OK\r\n"
-
-
-@pytest.fixture
-def pair(spawn):
-    """pair(extra=()) -> (terse, redis, Differ) on servers of this test's own, so CONFIG SET
-    and DEBUG change nothing the session's servers serve to other tests."""
-    def _pair(extra=()):
-        t = spawn("terse", list(extra))
-        r = spawn("redis", list(extra))
-        return t, r, h.Differ(t, r, before=flush)
-    return _pair
 
 
 # ---- differential sequences on the session servers -------------------------------------------
@@ -436,13 +393,11 @@ def test_sequence(diff, name):
 
 
 @pytest.mark.parametrize("mode", ["off", "inline"])
-def test_big_values_each_compression_mode(spawn, terse_binary, mode):
+def test_big_values_each_compression_mode(pair, mode):
     """The large-value sequences again with terse storing values uncompressed / compressing
     them on the request path (the session's terse uses the default, background). A
     redis-server standing in for terse gets no such option."""
-    t = spawn("terse", [] if h.is_redis(terse_binary) else ["--terse-compression", mode])
-    r = spawn("redis")
-    d = h.Differ(t, r, before=flush)
+    _, _, d = pair(terse_only=["--terse-compression", mode])
     for name in ("big_values", "ten_megabytes", "binary_safe"):
         d.run(CASES[name], title="%s, terse-compression %s" % (name, mode))
 
@@ -458,20 +413,8 @@ HASH_ARITY = [
 ]
 
 
-def arity_steps():
-    steps = []
-    for name, arity in HASH_ARITY:
-        need = abs(arity)
-        steps.append(Step(name.upper()))
-        if need > 2:
-            steps.append(Step(name, "h", *(["a"] * (need - 3))))  # one short
-        if arity > 0:
-            steps.append(Step(name, "h", *(["a"] * (arity - 1))))  # one too many
-    return steps
-
-
 def test_wrong_arity(diff):
-    steps = arity_steps()
+    steps = th.arity_steps(HASH_ARITY, "h", "a")
     assert len(steps) >= 30
     # on a missing key, an existing hash and a string: arity is checked before anything else
     diff.run(steps + ["HSET h a 1"] + steps + ["DEL h", "SET h s"] + steps + [
@@ -688,13 +631,7 @@ def test_encoding_changes_only_on_a_write(pair):
 # ---- DEBUG DIGEST-VALUE, MEMORY USAGE --------------------------------------------------------
 
 def test_digest_value_within_each_server(pair):
-    t, r, _ = pair(["--enable-debug-command", "yes"])
-    for server in (r, t):
-        c = server.client()
-
-        def dv(*keys):
-            return c.execute_command("DEBUG", "DIGEST-VALUE", *keys)
-
+    for server, c, dv in th.digest_clients(pair):
         c.hset("h", mapping={"a": "1", "b": "2", "c": TEXT100K, "d": RAND10K})
         assert c.copy("h", "hc") is True
         d_h, d_hc = dv("h", "hc")
@@ -715,7 +652,6 @@ def test_digest_value_within_each_server(pair):
         before = c.execute_command("DEBUG", "DIGEST")
         c.hincrby("h", "a", 1)
         assert c.execute_command("DEBUG", "DIGEST") != before, server.name
-        c.close()
 
 
 def test_memory_usage_of_hashes(terse, oracle):
@@ -789,22 +725,14 @@ def test_hashes_survive_save_and_restart(terse_binary, oracle_binary, tmp_path):
     views, encs = {}, {}
     for kind, binary in (("redis", oracle_binary), ("terse", terse_binary)):
         pdir = str(tmp_path / kind)
-        args = ["--enable-debug-command", "yes"]
-        s = h.Server(binary, pdir, args, None, kind + "-a").start()
-        try:
-            c = s.client()
+        with th.debug_server(binary, pdir, kind + "-a") as (s, c):
             fill_hashes(c)
             fill_db5(s)
             before = snapshot_view(s)
             digest_before = c.execute_command("DEBUG", "DIGEST")
             enc_before = encodings(c)
             assert c.save() is True
-            c.close()
-        finally:
-            s.kill()
-        s = h.Server(binary, pdir, args, None, kind + "-b").start()
-        try:
-            c = s.client()
+        with th.debug_server(binary, pdir, kind + "-b") as (s, c):
             after = snapshot_view(s)
             assert after == before, "%s: hashes differ after SAVE and a restart: %r" % (
                 kind, [k for k in before if before[k] != after.get(k)])
@@ -815,9 +743,6 @@ def test_hashes_survive_save_and_restart(terse_binary, oracle_binary, tmp_path):
             encs[kind] = {"before SAVE": enc_before, "after the restart": enc_restart,
                           "after DEBUG RELOAD": encodings(c)}
             views[kind] = after
-            c.close()
-        finally:
-            s.kill()
     assert views["terse"] == views["redis"], [k for k in views["redis"]
                                               if views["redis"][k] != views["terse"].get(k)]
     for when in encs["redis"]:
