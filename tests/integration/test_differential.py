@@ -28,14 +28,9 @@ import time
 import pytest
 
 import terse_harness as h
-from terse_harness import Sleep, Step, decode_one
+from terse_harness import Sleep, Step, decode_one, is_int
 
 # ---- comparison helpers ---------------------------------------------------------------------
-
-
-def is_int(raw):
-    v = decode_one(raw)
-    return "integer" if isinstance(v, int) and not isinstance(v, bool) else ("not int", raw)
 
 
 def int_between(lo, hi):

@@ -22,7 +22,8 @@ import time
 import pytest
 
 import terse_harness as h
-from terse_harness import Sleep, Step, decode_one
+import types_harness as th
+from terse_harness import Sleep, Step, decode_one, is_int
 
 # ---- data ------------------------------------------------------------------------------------
 
@@ -38,32 +39,6 @@ WHY_CLOCK = "a clock reading"
 LIST_COMMANDS = ["lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "llen", "lrange",
                  "lindex", "lset", "linsert", "lrem", "ltrim", "lpos", "lmove", "rpoplpush",
                  "lmpop"]
-
-
-def is_int(raw):
-    v = decode_one(raw)
-    return "integer" if isinstance(v, int) and not isinstance(v, bool) else ("not int", raw)
-
-
-def flush(server):
-    with server.raw() as c:
-        assert c.call("FLUSHALL") == b"+OK\r\n"
-
-
-def info_counts(conn):
-    text = decode_one(conn.call("INFO", "terse")).decode()
-    fields = dict(line.split(":", 1) for line in text.split("\r\n") if ":" in line)
-    return int(fields["allocator_allocs"]), int(fields["allocator_frees"])
-
-
-@pytest.fixture
-def pair(spawn):
-    """pair(extra=()) -> (terse, redis, Differ) on servers of this test's own."""
-    def _pair(extra=()):
-        t = spawn("terse", list(extra))
-        r = spawn("redis", list(extra))
-        return t, r, h.Differ(t, r, before=flush)
-    return _pair
 
 
 # ---- differential sequences on the session servers -------------------------------------------
@@ -263,12 +238,10 @@ def test_sequence(diff, name):
 
 
 @pytest.mark.parametrize("mode", ["off", "inline"])
-def test_big_values_each_compression_mode(spawn, terse_binary, mode):
+def test_big_values_each_compression_mode(pair, mode):
     """The large-value sequences again with terse storing values uncompressed / compressing
     them inline (the session's terse uses the default)."""
-    t = spawn("terse", [] if h.is_redis(terse_binary) else ["--terse-compression", mode])
-    r = spawn("redis")
-    d = h.Differ(t, r, before=flush)
+    _, _, d = pair(terse_only=["--terse-compression", mode])
     for name in ("big_values", "many_elements", "empty_and_binary"):
         d.run(CASES[name], title="%s, terse-compression %s" % (name, mode))
 
@@ -352,20 +325,8 @@ LIST_ARITY = [
 ]
 
 
-def arity_steps():
-    steps = []
-    for name, arity in LIST_ARITY:
-        need = abs(arity)
-        steps.append(Step(name.upper()))
-        if need > 2:
-            steps.append(Step(name, "l", *(["1"] * (need - 3))))  # one short
-        if arity > 0:
-            steps.append(Step(name, "l", *(["1"] * (arity - 1))))  # one too many
-    return steps
-
-
 def test_wrong_arity(diff):
-    steps = arity_steps()
+    steps = th.arity_steps(LIST_ARITY, "l", "1")
     diff.run(steps + ["RPUSH l a b"] + steps + ["DEL l", "SET l s"] + steps + ["GET l"],
              title="wrong arity")
 
@@ -422,13 +383,7 @@ def test_resp3(diff):
 # ---- DEBUG DIGEST-VALUE ----------------------------------------------------------------------
 
 def test_digest_value_within_each_server(pair):
-    t, r, _ = pair(["--enable-debug-command", "yes"])
-    for server in (r, t):
-        c = server.client()
-
-        def dv(*keys):
-            return c.execute_command("DEBUG", "DIGEST-VALUE", *keys)
-
+    for server, c, dv in th.digest_clients(pair):
         c.rpush("l", "a", "b", "", TEXT100K, RAND10K)
         assert c.copy("l", "lc") is True
         d_l, d_lc = dv("l", "lc")
@@ -446,7 +401,6 @@ def test_digest_value_within_each_server(pair):
         c.rpush("l", "more")
         assert c.execute_command("DEBUG", "DIGEST") != before, server.name
         assert dv("nokey") == [b"0" * 40], server.name
-        c.close()
 
 
 # ---- corruption ------------------------------------------------------------------------------
@@ -469,19 +423,18 @@ CORRUPT_CMDS = [
 def test_corrupted_list_is_reported_never_served(spawn, terse_binary, elements):
     """DEBUG CORRUPT-VALUE flips a byte of the stored list: every list command on it answers
     the CORRUPT error and changes nothing (the other key of LMOVE keeps its elements)."""
-    if h.is_redis(terse_binary):
-        pytest.skip("CORRUPT-VALUE is terse's")
-    t = spawn("terse", ["--enable-debug-command", "yes"])
+    t = th.corruptible_terse(spawn, terse_binary)
+
+    def setup(c):
+        c.call("DEL", "c", "ok")
+        c.call("RPUSH", "c", *elements)
+        c.call("RPUSH", "ok", "1", "9")
+
+    def check(c, cmd):
+        assert decode_one(c.call("LRANGE", "ok", "0", "-1")) == [b"1", b"9"], cmd
+
     with t.raw() as c:
-        for cmd in CORRUPT_CMDS:
-            c.call("DEL", "c", "ok")
-            c.call("RPUSH", "c", *elements)
-            c.call("RPUSH", "ok", "1", "9")
-            assert c.call("DEBUG", "CORRUPT-VALUE", "c") == b"+OK\r\n"
-            got = c.call(*cmd)
-            assert got.startswith(b"-CORRUPT"), (cmd, got[:200])
-            assert decode_one(c.call("LRANGE", "ok", "0", "-1")) == [b"1", b"9"], cmd
-        assert c.call("PING") == b"+PONG\r\n"
+        th.assert_corrupt_reported(c, CORRUPT_CMDS, setup, check)
 
 
 # ---- SAVE and restart ------------------------------------------------------------------------
@@ -519,10 +472,7 @@ def test_lists_survive_save_and_restart(terse_binary, oracle_binary, tmp_path):
     views = {}
     for kind, binary in (("redis", oracle_binary), ("terse", terse_binary)):
         pdir = str(tmp_path / kind)
-        args = ["--enable-debug-command", "yes"]
-        s = h.Server(binary, pdir, args, None, kind + "-a").start()
-        try:
-            c = s.client()
+        with th.debug_server(binary, pdir, kind + "-a") as (s, c):
             fill_lists(c)
             c5 = s.client(db=5)
             c5.rpush("db5", "x", "y")
@@ -530,12 +480,7 @@ def test_lists_survive_save_and_restart(terse_binary, oracle_binary, tmp_path):
             before = snapshot_view(s)
             digest_before = c.execute_command("DEBUG", "DIGEST")
             assert c.save() is True
-            c.close()
-        finally:
-            s.kill()
-        s = h.Server(binary, pdir, args, None, kind + "-b").start()
-        try:
-            c = s.client()
+        with th.debug_server(binary, pdir, kind + "-b") as (s, c):
             after = snapshot_view(s)
             assert after == before, "%s: lists differ after SAVE and a restart: %r" % (
                 kind, [k for k in before if before[k] != after.get(k)])
@@ -546,9 +491,6 @@ def test_lists_survive_save_and_restart(terse_binary, oracle_binary, tmp_path):
             assert c.rpush("many", "last") == 3001
             assert c.lpop("small") == b"z"
             views[kind] = after
-            c.close()
-        finally:
-            s.kill()
     assert views["terse"] == views["redis"], [k for k in views["redis"]
                                               if views["redis"][k] != views["terse"].get(k)]
 
@@ -575,23 +517,13 @@ def test_warm_list_loop_allocates_nothing(terse):
         out.append(h.encode("LMOVE", key + b":b", key, "LEFT", "RIGHT"))
     batch = b"".join(out)
     n_replies = 8 * len(lists)
+    lengths = {8 * k + 4: b":%d\r\n" % len(els) for k, (key, els) in enumerate(lists)}
     with h.RawConn(terse.port) as c:
         for key, els in lists:
             assert c.call("RPUSH", key, *els) == b":%d\r\n" % len(els)
-        for _ in range(5):
-            c.send(batch)
-            replies = c.read_replies(n_replies)
-            for k, (key, els) in enumerate(lists):
-                assert replies[8 * k + 4] == b":%d\r\n" % len(els), replies[8 * k + 4]
-        before = info_counts(c)
-        for _ in range(20):
-            c.send(batch)
-            replies = c.read_replies(n_replies)
-            assert replies[-4] == b":80\r\n"
-        after = info_counts(c)
-    assert after == before, (
-        "warm list loop allocated: allocs %d -> %d, frees %d -> %d"
-        % (before[0], after[0], before[1], after[1]))
+        h.send_rounds(c, batch, n_replies, 5, lengths)
+        h.assert_rounds_allocate_nothing(c, "warm list loop", batch, n_replies,
+                                         {-4: b":80\r\n"})
 
 
 def test_rpop_reply_order_large(terse, oracle):
