@@ -115,6 +115,34 @@ void cmd_elems_card(struct cmd_call *c, enum store_type type)
     }
 }
 
+void cmd_elems_find_each(struct cmd_call *c, enum store_type type, bool with_values)
+{
+    const struct store_entry *e;
+    const uint8_t *form;
+    size_t len, mark;
+
+    if (cmd_value_read_form(c, &c->argv[1], type, 0, &e, &form, &len) != 0) {
+        return;
+    }
+    mark = c->out->len;
+    resp_write_array(c->out, c->argc - 2);
+    for (size_t i = 2; i < c->argc; i++) {
+        struct store_hash_kv kv;
+        int st = e != NULL ? store_hash_find(form, len, c->argv[i].p, c->argv[i].len, &kv) : 0;
+        if (st < 0) {
+            cmd_elems_withdraw(c, mark, st);
+            return;
+        }
+        if (!with_values) {
+            resp_write_int(c->out, st);
+        } else if (st == 1) {
+            resp_write_bulk(c->out, kv.v, kv.vlen);
+        } else {
+            resp_write_null(c->out);
+        }
+    }
+}
+
 void cmd_elems_all(struct cmd_call *c, enum store_type type, enum cmd_elems_all_kind kind)
 {
     const struct store_entry *e;

@@ -53,6 +53,10 @@ int cmd_elems_form_is_table(const struct cmd_server *srv, const uint8_t *form, s
 /* HLEN, SCARD key: the element count of the container of type at argv[1] (0 when missing). */
 void cmd_elems_card(struct cmd_call *c, enum store_type type);
 
+/* HMGET (with_values), SMISMEMBER key element [element ...]: for each argument from argv[2], in
+ * order, its value or null (with_values), else 1 or 0 as it is there or not. */
+void cmd_elems_find_each(struct cmd_call *c, enum store_type type, bool with_values);
+
 /* What cmd_elems_all replies of each element, and under which header. */
 enum cmd_elems_all_kind {
     CMD_ELEMS_ALL_PAIRS = 0,  /* field, value: a map (HGETALL) */

@@ -82,28 +82,7 @@ void cmd_hash_hstrlen(struct cmd_call *c)
 /* HMGET key field [field ...] */
 void cmd_hash_hmget(struct cmd_call *c)
 {
-    const struct store_entry *e;
-    const uint8_t *form;
-    size_t len, mark;
-
-    if (cmd_hash_read(c, &e, &form, &len) != 0) {
-        return;
-    }
-    mark = c->out->len;
-    resp_write_array(c->out, c->argc - 2);
-    for (size_t i = 2; i < c->argc; i++) {
-        struct store_hash_kv kv;
-        int st = e != NULL ? store_hash_find(form, len, c->argv[i].p, c->argv[i].len, &kv) : 0;
-        if (st < 0) {
-            cmd_elems_withdraw(c, mark, st);
-            return;
-        }
-        if (st == 1) {
-            resp_write_bulk(c->out, kv.v, kv.vlen);
-        } else {
-            resp_write_null(c->out);
-        }
-    }
+    cmd_elems_find_each(c, STORE_TYPE_HASH, true);
 }
 
 /* HLEN key */

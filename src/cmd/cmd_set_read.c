@@ -55,24 +55,7 @@ void cmd_set_sismember(struct cmd_call *c)
 /* SMISMEMBER key member [member ...] */
 void cmd_set_smismember(struct cmd_call *c)
 {
-    const struct store_entry *e;
-    const uint8_t *form;
-    size_t len, mark;
-
-    if (cmd_set_read(c, &c->argv[1], 0, &e, &form, &len) != 0) {
-        return;
-    }
-    mark = c->out->len;
-    resp_write_array(c->out, c->argc - 2);
-    for (size_t i = 2; i < c->argc; i++) {
-        struct store_hash_kv kv;
-        int st = e != NULL ? store_hash_find(form, len, c->argv[i].p, c->argv[i].len, &kv) : 0;
-        if (st < 0) {
-            cmd_elems_withdraw(c, mark, st);
-            return;
-        }
-        resp_write_int(c->out, st);
-    }
+    cmd_elems_find_each(c, STORE_TYPE_SET, false);
 }
 
 /* SCARD key */
