@@ -1,6 +1,7 @@
 """Helpers shared by the container-type suites (test_hash.py, test_list.py, test_set.py).
 
-Each suite drives its type the same ways: wrong arity for every command of the type, DEBUG
+Each suite drives its type the same ways: wrong arity for every command of the type, random
+picks judged by shape and membership, DEBUG DIGEST-VALUE within each server, DEBUG
 CORRUPT-VALUE on a stored value, and SAVE then a restart on a server of its own. The command
 tables, keys and checks stay in the suites; the procedure lives here. Generic helpers (the
 Differ, flush, norms, allocation counts) are in terse_harness; the `pair` fixture is in
