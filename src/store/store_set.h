@@ -1,7 +1,7 @@
 /*
  * store_set: writes the byte form of store_hash.h for a set: fields whose values are all empty,
  * in an order the caller chose (a set whose members are all integers is kept in ascending
- * numeric order, as Redis's intset answers; see cmd_set.c). It writes the same form
+ * numeric order, as Redis's intset answers; see cmd_set_store.c). It writes the same form
  * store_hash_edit does, without looking for repeats: the caller vouches that the members are
  * distinct (they come from a form, which has none), so a rewrite costs O(n) whatever n.
  *
