@@ -17,7 +17,6 @@ byte except:
 """
 
 import random
-import time
 
 import pytest
 
@@ -452,7 +451,6 @@ def fill_lists(c):
     c.expire("ttl", 3600)
     c.rpush("shrunk", "keep", "y" * 200, "z")
     c.lrem("shrunk", 1, "y" * 200)
-    c5 = c  # noqa: F841
 
 
 def snapshot_view(s):

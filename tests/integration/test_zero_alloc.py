@@ -8,7 +8,6 @@ unchanged: parsing is in place, replies go into the connection's buffer, values 
 straight into it and overwrites reuse the entry's block.
 """
 
-import os
 import random
 import time
 
