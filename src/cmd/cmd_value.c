@@ -19,6 +19,7 @@
  */
 #include "cmd/cmd_value.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -200,6 +201,30 @@ static int overwrite_wants_inline(struct store_shard *s, int db, const struct re
     return n < codec_value_bound(len);
 }
 
+/* Encodes len bytes at p into dst (cap bytes): as they are when raw, else through the codec
+ * (LZ4 from CODEC_RAW_MAX up, kept when it saves enough). */
+static int encode_into(struct cmd_server *srv, const uint8_t *p, size_t len, bool raw,
+                       uint8_t *dst, size_t cap, size_t *stored_len)
+{
+    return raw ? codec_value_encode_raw(p, len, dst, cap, stored_len)
+               : codec_value_encode(srv->codec, p, len, dst, cap, stored_len);
+}
+
+/* Stores the encoded value for key and counts its original and stored bytes (INFO terse). */
+static int commit(struct cmd_call *c, int db, const struct resp_slice *key, enum store_type type,
+                  const uint8_t *stored, size_t stored_len, size_t orig_len, int64_t expire_ms,
+                  unsigned flags)
+{
+    int st = store_set_value(cmd_shard(c, key->p, key->len), db, key->p, key->len, type, stored,
+                             stored_len, expire_ms, c->now_ms, flags);
+
+    if (st == TERSE_OK) {
+        c->srv->stats.orig_value_bytes += orig_len;
+        c->srv->stats.stored_value_bytes += stored_len;
+    }
+    return st;
+}
+
 int cmd_value_store(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
                     size_t len, int64_t expire_ms, unsigned opts)
 {
@@ -220,31 +245,24 @@ int cmd_value_store(struct cmd_call *c, int db, const struct resp_slice *key, co
     if (st != TERSE_OK) {
         return st;
     }
-    if (len >= CODEC_RAW_MAX && c->srv->settings.compression == CMD_COMPRESS_OFF) {
-        st = codec_value_encode_raw(p, len, c->srv->scratch2, c->srv->scratch2_cap, &stored_len);
-    } else if (len >= CODEC_RAW_MAX && c->srv->settings.compression == CMD_COMPRESS_BACKGROUND &&
-               !cmd_memory_near_limit(c->srv) &&
-               !overwrite_wants_inline(s, db, key, len, c->now_ms)) {
+    if (len >= CODEC_RAW_MAX && c->srv->settings.compression == CMD_COMPRESS_BACKGROUND &&
+        !cmd_memory_near_limit(c->srv) && !overwrite_wants_inline(s, db, key, len, c->now_ms)) {
         /* Compression costs a quarter of SET throughput inline: store raw (a memcpy and the
          * checksum) and let the background compress it. Not at the memory limit: there the
          * background waits, and admission would compress the value anyway, later and at more
          * cost (a second copy, a move, a new span), before evicting anything. */
-        st = codec_value_encode_raw(p, len, c->srv->scratch2, c->srv->scratch2_cap, &stored_len);
         flags |= STORE_SET_PENDING;
-    } else {
-        st = codec_value_encode(c->srv->codec, p, len, c->srv->scratch2, c->srv->scratch2_cap,
-                                &stored_len);
     }
+    st = encode_into(c->srv, p, len,
+                     (flags & STORE_SET_PENDING) ||
+                         (len >= CODEC_RAW_MAX &&
+                          c->srv->settings.compression == CMD_COMPRESS_OFF),
+                     c->srv->scratch2, c->srv->scratch2_cap, &stored_len);
     if (st != TERSE_OK) {
         return st;
     }
-    st = store_set_str_flags(s, db, key->p, key->len, c->srv->scratch2, stored_len, expire_ms,
-                             c->now_ms, flags);
-    if (st == TERSE_OK) {
-        c->srv->stats.orig_value_bytes += len;
-        c->srv->stats.stored_value_bytes += stored_len;
-    }
-    return st;
+    return commit(c, db, key, STORE_TYPE_STRING, c->srv->scratch2, stored_len, len, expire_ms,
+                  flags);
 }
 
 int cmd_value_set_db(struct cmd_call *c, int db, const struct resp_slice *key, const uint8_t *p,
@@ -310,25 +328,15 @@ int cmd_value_store_form(struct cmd_call *c, int db, const struct resp_slice *ke
     if (st != TERSE_OK) {
         return st;
     }
-    if (len >= CODEC_RAW_MAX && srv->settings.compression == CMD_COMPRESS_OFF) {
-        st = codec_value_encode_raw(srv->scratch2, len, srv->scratch, srv->scratch_cap,
-                                    &stored_len);
-    } else {
-        /* Inline, even under terse-compression background: the background pass compresses
-         * strings only, and such a value is rewritten whole by its next write anyway. */
-        st = codec_value_encode(srv->codec, srv->scratch2, len, srv->scratch, srv->scratch_cap,
-                                &stored_len);
-    }
+    /* Inline, even under terse-compression background: the background pass compresses
+     * strings only, and such a value is rewritten whole by its next write anyway. */
+    st = encode_into(srv, srv->scratch2, len,
+                     len >= CODEC_RAW_MAX && srv->settings.compression == CMD_COMPRESS_OFF,
+                     srv->scratch, srv->scratch_cap, &stored_len);
     if (st != TERSE_OK) {
         return st;
     }
-    st = store_set_value(cmd_shard(c, key->p, key->len), db, key->p, key->len, type,
-                         srv->scratch, stored_len, STORE_KEEP_TTL, c->now_ms, flags);
-    if (st == TERSE_OK) {
-        srv->stats.orig_value_bytes += len;
-        srv->stats.stored_value_bytes += stored_len;
-    }
-    return st;
+    return commit(c, db, key, type, srv->scratch, stored_len, len, STORE_KEEP_TTL, flags);
 }
 
 const char *cmd_value_encoding(const struct store_entry *e)
