@@ -50,10 +50,11 @@ static void be32(uint8_t out[4], uint32_t v)
     out[3] = (uint8_t)v;
 }
 
-/* Redis's numbers for its object types (OBJ_STRING ... OBJ_HASH), which the digest mixes in,
+/* Redis's numbers for its object types (OBJ_STRING ... OBJ_STREAM), which the digest mixes in,
  * by enum store_type. */
 static const uint32_t digest_obj_type[] = {
-    [STORE_TYPE_STRING] = 0, [STORE_TYPE_LIST] = 1, [STORE_TYPE_SET] = 2, [STORE_TYPE_HASH] = 4};
+    [STORE_TYPE_STRING] = 0, [STORE_TYPE_LIST] = 1, [STORE_TYPE_SET] = 2,
+    [STORE_TYPE_ZSET] = 3,   [STORE_TYPE_HASH] = 4, [STORE_TYPE_STREAM] = 6};
 
 /*
  * A hash or a set (a hash form whose values are empty), as Redis digests one, in no order: a
@@ -129,6 +130,10 @@ static int value_part(struct cmd_call *c, const struct store_entry *e, uint8_t d
         break;
     case STORE_TYPE_SET:
         rc = fields_part(p, len, false, d);
+        break;
+    case STORE_TYPE_ZSET:
+    case STORE_TYPE_STREAM:
+        rc = TERSE_EINVAL; /* no command creates these types yet */
         break;
     }
     if (rc != TERSE_OK) {

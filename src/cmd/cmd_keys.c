@@ -97,6 +97,10 @@ const char *cmd_keys_type_name(const struct store_entry *e)
         return "list";
     case STORE_TYPE_SET:
         return "set";
+    case STORE_TYPE_ZSET:
+        return "zset";
+    case STORE_TYPE_STREAM:
+        return "stream";
     }
     return "none";
 }

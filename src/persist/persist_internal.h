@@ -12,7 +12,7 @@
  *            xxh3_64(every file byte before the end block) u64
  *
  * Integers are little-endian. Records (in DATA payloads):
- *   rflags u8 (kind: bits 0-1; bit 2 expiry present; bit 3 raw mark; bits 4-5 type) |
+ *   rflags u8 (kind: bits 0-1; bit 2 expiry present; bit 3 raw mark; bits 4-6 type) |
  *   klen varint | key |
  *   [expire_ms i64] | INT: zigzag varint | STR: len varint, stored bytes |
  *   REF: offset varint (file offset of an identical earlier STR's bytes), len varint
@@ -56,11 +56,11 @@ enum persist_rec_kind {
 #define PERSIST_REC_KIND_MASK 3u
 #define PERSIST_REC_EXPIRE 4u
 #define PERSIST_REC_RAW 8u /* a string's "raw" mark; strings only */
-/* The key's type (enum store_type: 0 string, 1 hash, 2 list, 3 set); not 0 only with kind
- * STR or REF. */
+/* The key's type (enum store_type: 0 string, 1 hash, 2 list, 3 set, 4 sorted set, 5 stream);
+ * not 0 only with kind STR or REF. */
 #define PERSIST_REC_TYPE_SHIFT 4
-#define PERSIST_REC_TYPE_MASK 0x30u
-#define PERSIST_REC_FLAGS_KNOWN 63u
+#define PERSIST_REC_TYPE_MASK 0x70u
+#define PERSIST_REC_FLAGS_KNOWN 127u
 
 static inline void persist_put_u32(uint8_t *p, uint32_t v)
 {

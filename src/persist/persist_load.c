@@ -148,7 +148,8 @@ static int read_record(struct reader *r, int db, size_t *pos, size_t end)
     kind = flags & PERSIST_REC_KIND_MASK;
     if ((flags & ~PERSIST_REC_FLAGS_KNOWN) != 0 || kind > PERSIST_REC_REF ||
         (kind == PERSIST_REC_INT && (flags & (PERSIST_REC_RAW | PERSIST_REC_TYPE_MASK))) ||
-        ((flags & PERSIST_REC_RAW) && (flags & PERSIST_REC_TYPE_MASK))) {
+        ((flags & PERSIST_REC_RAW) && (flags & PERSIST_REC_TYPE_MASK)) ||
+        ((flags & PERSIST_REC_TYPE_MASK) >> PERSIST_REC_TYPE_SHIFT) > STORE_TYPE_MAX) {
         return bad(r, TERSE_ECORRUPT, at, "bad record flags 0x%02x", flags);
     }
     if (get_varint(r->buf, &p, end, &klen) != 0 || klen > STORE_LEN_MAX || klen > end - p) {

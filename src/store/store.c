@@ -212,7 +212,7 @@ static bool set_in_place(struct store_shard *s, struct store_db *d, uint8_t *lin
     store_account_sub(s, d, old);
     store_pending_sub(s, old);
     store_entry_rewrite(old, enc, val, (uint32_t)vlen, expire_ms);
-    old->meta |= (uint8_t)type;
+    store_entry_set_type(old, type);
     if (need < have) {
         store_arena_shrink(s, store_link_get(link), have, need);
     }
@@ -273,7 +273,7 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     store_entry_fill(e, key, (uint32_t)klen, enc, val, (uint32_t)vlen, expire_ms,
                      old != NULL ? store_access_overwrite(s, old, now_ms)
                                  : store_access_new(s, now_ms));
-    e->meta |= (uint8_t)type;
+    store_entry_set_type(e, type);
     if (flags & STORE_SET_RAW) {
         e->meta |= STORE_META_RAW;
     }
@@ -302,7 +302,7 @@ int store_set_value(struct store_shard *s, int db, const void *key, size_t klen,
                     enum store_type type, const void *stored, size_t stored_len,
                     int64_t expire_ms, int64_t now_ms, unsigned flags)
 {
-    if ((stored == NULL && stored_len > 0) || (unsigned)type > STORE_META_TYPE_MASK ||
+    if ((stored == NULL && stored_len > 0) || (unsigned)type > STORE_TYPE_MAX ||
         (type != STORE_TYPE_STRING && (flags & STORE_SET_PENDING))) {
         return TERSE_EINVAL;
     }

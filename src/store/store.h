@@ -36,14 +36,17 @@
 #define STORE_LEN_MAX UINT32_MAX /* largest key or stored value, bytes (else TERSE_ETOOBIG) */
 #define STORE_RANDOM_MAX_EXPIRED 100 /* expired keys one store_random call may delete */
 
-/* A key's type. A hash, list or set is one value: the codec stored form of its byte form
- * (store_hash.h, store_list.h, store_set.h), compressed and checksummed like a string. */
+/* A key's type. Every type but a string is one value: the codec stored form of its byte form
+ * (store_hash.h, store_list.h, store_set.h, ...), compressed and checksummed like a string. */
 enum store_type {
     STORE_TYPE_STRING = 0,
     STORE_TYPE_HASH = 1,
     STORE_TYPE_LIST = 2,
-    STORE_TYPE_SET = 3
+    STORE_TYPE_SET = 3,
+    STORE_TYPE_ZSET = 4,
+    STORE_TYPE_STREAM = 5
 };
+#define STORE_TYPE_MAX STORE_TYPE_STREAM
 
 enum store_enc {
     STORE_ENC_INT = 0, /* string held as an int64 (INCR family, integer-looking SET) */

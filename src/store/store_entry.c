@@ -77,6 +77,12 @@ uint64_t store_rng_next(struct store_shard *s)
     return x * 0x2545f4914f6cdd1dULL;
 }
 
+/* The encoding field as stored: STORE_META_ENC_EXT for a type past STORE_TYPE_SET. */
+static enum store_enc entry_enc_field(const struct store_entry *e)
+{
+    return (enum store_enc)((e->meta & STORE_META_ENC_MASK) >> STORE_META_ENC_SHIFT);
+}
+
 /*
  * Lays out meta, lengths, expiry, key and value from offset STORE_ENTRY_HDR on (next and
  * access are left alone). The key may already be in the entry (a rewrite): it is moved
@@ -136,7 +142,7 @@ void store_entry_copy(struct store_entry *dst, const struct store_entry *src, co
     store_entry_lens(src, &l);
     store_st32(store_entry_link(dst), STORE_REF_NONE);
     store_entry_set_access(dst, store_entry_access(src));
-    entry_layout(dst, key, klen, store_entry_enc(src), store_ecb(src) + l.key_off + l.klen,
+    entry_layout(dst, key, klen, entry_enc_field(src), store_ecb(src) + l.key_off + l.klen,
                  l.vlen, expire_ms,
                  (uint8_t)(src->meta &
                            (STORE_META_TYPE_MASK | STORE_META_RAW | STORE_META_PENDING)));
@@ -150,7 +156,7 @@ void store_entry_copy_val(struct store_entry *dst, const struct store_entry *src
     store_entry_lens(src, &l);
     store_link_put(store_entry_link(dst), store_entry_next(src));
     store_entry_set_access(dst, store_entry_access(src));
-    entry_layout(dst, store_ecb(src) + l.key_off, l.klen, store_entry_enc(src), val, vlen,
+    entry_layout(dst, store_ecb(src) + l.key_off, l.klen, entry_enc_field(src), val, vlen,
                  store_entry_expire(src),
                  (uint8_t)(src->meta & (STORE_META_TYPE_MASK | STORE_META_RAW)));
 }
@@ -269,12 +275,30 @@ const uint8_t *store_entry_key(const struct store_entry *e, size_t *klen)
 
 enum store_type store_entry_type(const struct store_entry *e)
 {
-    return (enum store_type)(e->meta & STORE_META_TYPE_MASK);
+    unsigned t = e->meta & STORE_META_TYPE_MASK;
+
+    if ((unsigned)entry_enc_field(e) == STORE_META_ENC_EXT) {
+        t += STORE_META_EXT_BASE;
+    }
+    return (enum store_type)t;
+}
+
+void store_entry_set_type(struct store_entry *e, enum store_type type)
+{
+    if ((unsigned)type > STORE_META_EXT_BASE) {
+        e->meta = (uint8_t)((e->meta & ~(STORE_META_TYPE_MASK | STORE_META_ENC_MASK)) |
+                            ((unsigned)type - STORE_META_EXT_BASE) |
+                            (STORE_META_ENC_EXT << STORE_META_ENC_SHIFT));
+    } else {
+        e->meta |= (uint8_t)type;
+    }
 }
 
 enum store_enc store_entry_enc(const struct store_entry *e)
 {
-    return (enum store_enc)((e->meta & STORE_META_ENC_MASK) >> STORE_META_ENC_SHIFT);
+    enum store_enc enc = entry_enc_field(e);
+
+    return (unsigned)enc == STORE_META_ENC_EXT ? STORE_ENC_STR : enc;
 }
 
 int64_t store_entry_int(const struct store_entry *e)

@@ -76,6 +76,11 @@
 #define STORE_META_ENC_MASK 0x30u
 #define STORE_META_EXPIRE 0x40u
 #define STORE_META_RAW 0x80u /* string written by APPEND/SETRANGE: OBJECT ENCODING "raw" */
+/* The type bits hold 2 bits of the type: a type past STORE_TYPE_SET (never a string, so its
+ * encoding field is otherwise always STORE_ENC_STR) stores type - STORE_META_EXT_BASE in the
+ * type bits and STORE_META_ENC_EXT in the encoding field. store_entry_type undoes it. */
+#define STORE_META_ENC_EXT 2u
+#define STORE_META_EXT_BASE 3u
 #define STORE_FILL_2 0xfeu   /* a 2-byte filler */
 #define STORE_FILL_N 0xffu   /* a filler whose length is the next 3 bytes (little endian) */
 
@@ -322,6 +327,9 @@ void store_entry_copy(struct store_entry *dst, const struct store_entry *src, co
  * pending mark) holding value val of vlen bytes instead of src's; dst must not overlap src. */
 void store_entry_copy_val(struct store_entry *dst, const struct store_entry *src, const void *val,
                           uint32_t vlen);
+/* Sets the type of an entry just laid out as a string of encoding STORE_ENC_STR (its type bits
+ * still 0); a type past STORE_TYPE_SET takes the encoding field too (STORE_META_ENC_EXT). */
+void store_entry_set_type(struct store_entry *e, enum store_type type);
 /* Rewrites e in place for a new value and expiry (same key, next and access); the caller
  * checked that the new footprint is not larger. */
 void store_entry_rewrite(struct store_entry *e, enum store_enc enc, const void *val,

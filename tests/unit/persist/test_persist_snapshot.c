@@ -121,6 +121,14 @@ static void fill(struct fix *f)
             assert_int_equal(store_set_str_flags(f->s, db, "rawmark", 7, st, n,
                                                  STORE_NO_EXPIRE, T0, STORE_SET_RAW),
                              TERSE_OK);
+            /* One key of every other type (the snapshot does not read their byte form). */
+            for (int t = STORE_TYPE_HASH; t <= STORE_TYPE_MAX; t++) {
+                snprintf(key, sizeof(key), "type:%d", t);
+                assert_int_equal(store_set_value(f->s, db, key, strlen(key), (enum store_type)t,
+                                                 st, n, t % 2 ? T0 + 7000 : STORE_NO_EXPIRE, T0,
+                                                 0),
+                                 TERSE_OK);
+            }
         }
     }
     put_str(f, 5, "big", big, BIG_LEN, STORE_NO_EXPIRE);
@@ -130,7 +138,7 @@ static void fill(struct fix *f)
 
 struct collect {
     size_t n;
-    uint64_t sum;   /* order-independent hash of every (db, key, enc, value, expiry, raw) */
+    uint64_t sum;   /* order-independent hash of every (db, key, type, enc, value, expiry, raw) */
     int db;
 };
 
@@ -160,6 +168,7 @@ static void on_entry(void *arg, const struct store_entry *e)
     uint64_t h = bytes_hash(k, klen) * 31 + (uint64_t)c->db;
 
     h = h * 31 + (uint64_t)store_entry_expire(e);
+    h = h * 31 + (uint64_t)store_entry_type(e);
     if (store_entry_enc(e) == STORE_ENC_INT) {
         h = h * 31 + (uint64_t)store_entry_int(e);
     } else {

@@ -574,6 +574,51 @@ static void test_lru_lfu(void **state)
     store_access_mode(s, false, STORE_LFU_LOG_FACTOR, STORE_LFU_DECAY_MIN);
 }
 
+/* Every type survives a write, an in-place rewrite to another type, COPY and RENAME; the types
+ * past STORE_TYPE_SET borrow the encoding field, so their value still reads as a stored form. */
+static void test_types(void **state)
+{
+    struct fixture *f = *state;
+    struct store_shard *s = f->s;
+    static const enum store_type types[] = {STORE_TYPE_STRING, STORE_TYPE_HASH, STORE_TYPE_LIST,
+                                            STORE_TYPE_SET, STORE_TYPE_ZSET, STORE_TYPE_STREAM};
+    size_t i;
+
+    for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        enum store_type t = types[i], u = types[(i + 1) % 6];
+        const struct store_entry *e;
+
+        assert_int_equal(store_set_value(s, 0, "k", 1, t, "form", 4, T0 + 5000, T0, 0),
+                         TERSE_OK);
+        e = get(s, 0, "k", T0);
+        assert_int_equal(store_entry_type(e), t);
+        assert_int_equal(store_entry_enc(e), STORE_ENC_STR);
+        assert_val(e, "form");
+        assert_int_equal(store_copy(s, 0, "k", 1, 1, "c", 1, 1, T0), TERSE_OK);
+        assert_int_equal(store_entry_type(get(s, 1, "c", T0)), t);
+        assert_val(get(s, 1, "c", T0), "form");
+        assert_int_equal(store_rename(s, 1, "c", 1, "r", 1, T0), TERSE_OK);
+        assert_int_equal(store_entry_type(get(s, 1, "r", T0)), t);
+        assert_int_equal(store_entry_expire(get(s, 1, "r", T0)), T0 + 5000);
+        /* Same size: rewritten in place as the next type, with its expiry kept. */
+        assert_int_equal(store_set_value(s, 0, "k", 1, u, "FORM", 4, STORE_KEEP_TTL, T0,
+                                         0),
+                         TERSE_OK);
+        e = get(s, 0, "k", T0);
+        assert_int_equal(store_entry_type(e), u);
+        assert_val(e, "FORM");
+        assert_int_equal(store_entry_expire(e), T0 + 5000);
+        check_stats(s);
+    }
+    assert_int_equal(store_set_value(s, 0, "k", 1, (enum store_type)(STORE_TYPE_MAX + 1), "x",
+                                     1, STORE_NO_EXPIRE, T0, 0),
+                     TERSE_EINVAL);
+    assert_int_equal(store_set_int(s, 0, "k", 1, 5, STORE_NO_EXPIRE, T0), TERSE_OK);
+    assert_int_equal(store_entry_type(get(s, 0, "k", T0)), STORE_TYPE_STRING);
+    assert_int_equal(store_entry_enc(get(s, 0, "k", T0)), STORE_ENC_INT);
+    check_stats(s);
+}
+
 static void test_entry_layout(void **state)
 {
     struct fixture *f = *state;
@@ -613,6 +658,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_swapdb_flush, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lru_lfu, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_entry_layout, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
