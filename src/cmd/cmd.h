@@ -28,8 +28,30 @@ enum cmd_client_flags {
     CMD_CLIENT_CLOSE_AFTER_REPLY = 1 << 0, /* QUIT, protocol error: close once replies are out */
     CMD_CLIENT_CLOSE_ASAP = 1 << 1,        /* CLIENT KILL, output limit: close now */
     CMD_CLIENT_NO_EVICT = 1 << 2,          /* CLIENT NO-EVICT on */
-    CMD_CLIENT_AUTHED = 1 << 3             /* passed AUTH (or no requirepass) */
+    CMD_CLIENT_AUTHED = 1 << 3,            /* passed AUTH (or no requirepass) */
+    CMD_CLIENT_MULTI = 1 << 4,             /* between MULTI and EXEC/DISCARD: commands queue */
+    CMD_CLIENT_DIRTY_CAS = 1 << 5,         /* a WATCHed key changed: EXEC replies null */
+    CMD_CLIENT_DIRTY_EXEC = 1 << 6         /* a command failed to queue: EXEC aborts */
 };
+
+/*
+ * The commands a client queued after MULTI (cmd_multi.c). buf holds one record per command:
+ * its table row (a pointer), its argument count, then each argument as a length and its bytes,
+ * copied out of the input buffer, which moves on. argv is where EXEC points a record's
+ * arguments as it runs it. Both are owned by the client, grown with the server's allocator and
+ * kept across transactions (a warm MULTI/EXEC loop allocates nothing); cmd_client_deinit frees
+ * them, cmd_server_trim shrinks big ones.
+ */
+struct cmd_multi_queue {
+    uint8_t *buf;
+    size_t len, cap;
+    size_t n;             /* commands queued */
+    uint32_t flags;       /* union of their enum cmd_flags (EXEC's admission reads DENYOOM) */
+    struct resp_slice *argv;
+    size_t argv_cap;      /* slices */
+};
+
+struct cmd_watch_key; /* cmd_watch.c */
 
 /*
  * Per-connection command state. Owned by server/ (one per connection), initialised with
@@ -50,6 +72,8 @@ struct cmd_client {
     const char *last_cmd;  /* name of the last command (static string from the table) */
     struct resp_out *out;  /* borrowed: view of the connection's output buffer while dispatching */
     struct cmd_client *prev, *next; /* server's client list */
+    struct cmd_multi_queue mq;      /* MULTI's queue */
+    struct cmd_watch_key *watched;  /* WATCHed keys: owned, each also in the server's table */
 };
 
 /* ---- hooks into other layers, filled by server/ ------------------------------------------ */
@@ -199,6 +223,12 @@ struct cmd_server {
      * an HSET, the field offsets HRANDFIELD picks from). Same owner and lifetime. */
     uint8_t *scratch3;
     size_t scratch3_cap;
+    /* Every WATCHed key of every client, chained by hash (cmd_watch.c). The bucket array is
+     * owned here (from alloc); the keys belong to their clients' lists. While it holds a key,
+     * the shard reports changes to it (store_watch_changes). */
+    struct cmd_watch_key **watch_buckets;
+    size_t watch_n_buckets;  /* 0 or a power of two */
+    size_t watch_n;          /* keys in it */
 };
 
 /* Sets up the table and the state; the caller fills shard, codec, alloc, hooks, settings
@@ -290,7 +320,9 @@ enum cmd_flags {
     CMD_NO_ASYNC_LOADING = 1 << 18,
     CMD_NO_MULTI = 1 << 19,
     CMD_MOVABLE_KEYS = 1 << 20,
-    CMD_ALLOW_BUSY = 1 << 21
+    CMD_ALLOW_BUSY = 1 << 21,
+    CMD_TX_NOW = 1 << 22          /* terse's own: runs at once inside MULTI, never queued
+                                     (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET) */
 };
 
 /*
@@ -321,6 +353,7 @@ extern const struct cmd_def cmd_persist_defs[];
 extern const struct cmd_def cmd_hash_defs[];
 extern const struct cmd_def cmd_list_defs[];
 extern const struct cmd_def cmd_set_defs[];
+extern const struct cmd_def cmd_multi_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);

@@ -186,6 +186,7 @@ static void cmd_quit(struct cmd_call *c)
 
 static void cmd_reset(struct cmd_call *c)
 {
+    cmd_multi_discard(c->srv, c->cl);
     c->cl->db = 0;
     c->cl->resp = 2;
     c->out->proto = 2;
@@ -232,6 +233,12 @@ static size_t client_line(struct cmd_call *c, const struct cmd_client *cl, char 
     if (c->srv->hooks.client_io != NULL) {
         c->srv->hooks.client_io(c->srv->hooks.srv, cl, &qbuf, &qfree, &obuf, &omem);
     }
+    if (cl->flags & CMD_CLIENT_MULTI) {
+        flags[fl++] = 'x';
+    }
+    if (cl->flags & CMD_CLIENT_DIRTY_CAS) {
+        flags[fl++] = 'd';
+    }
     if (cl->flags & CMD_CLIENT_NO_EVICT) {
         flags[fl++] = 'e';
     }
@@ -244,12 +251,14 @@ static size_t client_line(struct cmd_call *c, const struct cmd_client *cl, char 
     flags[fl] = '\0';
     n = snprintf(buf, cap,
                  "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
-                 "sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 "
+                 "sub=0 psub=0 ssub=0 multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=%zu "
                  "rbs=%zu rbp=0 obl=%zu oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default "
                  "redir=-1 resp=%d\n",
                  (unsigned long long)cl->id, cl->addr, cl->laddr, cl->fd,
                  cl->name != NULL ? cl->name : "", (long long)((c->now_ms - cl->ctime_ms) / 1000),
-                 (long long)((c->now_ms - cl->last_ms) / 1000), flags, cl->db, qbuf, qfree,
+                 (long long)((c->now_ms - cl->last_ms) / 1000), flags, cl->db,
+                 (cl->flags & CMD_CLIENT_MULTI) ? (long long)cl->mq.n : -1LL, qbuf, qfree,
+                 cl->mq.cap + cl->mq.argv_cap * sizeof(*cl->mq.argv),
                  qbuf + qfree, obuf, omem, qbuf + qfree + omem,
                  cl->last_cmd != NULL ? cl->last_cmd : "NULL", cl->resp);
     if (n < 0) {
@@ -524,11 +533,11 @@ const struct cmd_def cmd_conn_defs[] = {
     {"ping", -1, CMD_FAST, 0, 0, 0, cmd_ping, "@fast @connection",
      "Returns the server's liveliness response.", "1.0.0", "connection", NULL},
     {"quit", -1, CMD_ALLOW_BUSY | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST |
-                     CMD_NO_AUTH,
+                     CMD_NO_AUTH | CMD_TX_NOW,
      0, 0, 0, cmd_quit, "@fast @connection", "Closes the connection.", "1.0.0", "connection",
      NULL},
     {"reset", 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH |
-                     CMD_ALLOW_BUSY,
+                     CMD_ALLOW_BUSY | CMD_TX_NOW,
      0, 0, 0, cmd_reset, "@fast @connection", "Resets the connection.", "6.2.0",
      "connection", NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL}};

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cmd/cmd_expire.h"
+#include "cmd/cmd_internal.h"
 #include "cmd/cmd_object.h"
 #include "cmd/cmd_scan.h"
 #include "cmd/cmd_util.h"
@@ -340,6 +341,9 @@ static void keys_swapdb(struct cmd_call *c)
     if (!keys_db_valid(c, a) || !keys_db_valid(c, b)) {
         cmd_reply_err(c, CMD_ERR_DB_INDEX);
         return;
+    }
+    if (a != b) {
+        cmd_watch_swapdb(c->srv, a, b, c->now_ms);
     }
     store_swapdb(cmd_keys_all_shard(c), a, b);
     resp_write_ok(c->out);

@@ -263,11 +263,12 @@ static size_t write_cost(struct cmd_call *c, const struct cmd_def *d)
     return store_cost_now(shard, c->cl->db, klen, vlen, 1) + store_cost(klen, vlen, 1);
 }
 
-int cmd_memory_admit(struct cmd_call *c, const struct cmd_def *d)
+int cmd_memory_admit(struct cmd_call *c, const struct cmd_def *d, int deny)
 {
     struct cmd_server *srv = c->srv;
     size_t need;
     enum cmd_evict_result r;
+    int refusable = deny || (d->flags & CMD_DENYOOM);
 
     if (srv->settings.maxmemory == 0 || srv->hooks.mem_used == NULL) {
         return 1;
@@ -287,17 +288,13 @@ int cmd_memory_admit(struct cmd_call *c, const struct cmd_def *d)
     /* maxmemory is a hard limit for a write: when the time budget ran out with memory still
      * going down, keep going until the write fits (each round evicts or compresses something,
      * and what one write needs is bounded by its size) or nothing is left to evict. */
-    while (r == CMD_EVICT_RUNNING && (d->flags & CMD_DENYOOM)) {
+    while (r == CMD_EVICT_RUNNING && refusable) {
         need = write_cost(c, d); /* what was freed or moved may have changed it */
         r = cmd_memory_evict(srv, need,
                              cmd_memory_evict_budget_us(srv->settings.maxmemory_eviction_tenacity),
                              c->now_ms);
     }
-    if (r == CMD_EVICT_FAIL && (d->flags & CMD_DENYOOM)) {
-        cmd_reply_err(c, CMD_ERR_OOM);
-        return 0;
-    }
-    return 1;
+    return !(r == CMD_EVICT_FAIL && refusable);
 }
 
 /* ---- MEMORY ------------------------------------------------------------------------------ */

@@ -11,17 +11,17 @@
  *        client|list client|no-evict client|setname command command|count command|docs
  *        command|getkeys command|getkeysandflags command|help command|info command|list config
  *        config|get config|help config|resetstat config|rewrite config|set copy dbsize debug decr
- *        decrby del echo exists expire expireat expiretime flushall flushdb get getbit getdel getex
- *        getrange getset hdel hello hexists hget hgetall hincrby hincrbyfloat hkeys hlen hmget
- *        hmset hrandfield hscan hset hsetnx hstrlen hvals incr incrby incrbyfloat info keys
- *        lastsave lcs lindex linsert llen lmove lmpop lpop lpos lpush lpushx lrange lrem lset ltrim
- *        memory memory|* memory|doctor memory|help memory|malloc-stats memory|purge memory|stats
- *        memory|usage mget move mset msetnx object object|encoding object|freq object|help
- *        object|idletime object|refcount persist pexpire pexpireat pexpiretime ping psetex pttl
- *        quit randomkey rename renamenx reset rpop rpoplpush rpush rpushx sadd save scan scard
- *        sdiff sdiffstore select set setbit setex setnx setrange shutdown sinter sintercard
- *        sinterstore sismember smembers smismember smove spop srandmember srem sscan strlen substr
- *        sunion sunionstore swapdb time touch ttl type unlink
+ *        decrby del discard echo exec exists expire expireat expiretime flushall flushdb get getbit
+ *        getdel getex getrange getset hdel hello hexists hget hgetall hincrby hincrbyfloat hkeys
+ *        hlen hmget hmset hrandfield hscan hset hsetnx hstrlen hvals incr incrby incrbyfloat info
+ *        keys lastsave lcs lindex linsert llen lmove lmpop lpop lpos lpush lpushx lrange lrem lset
+ *        ltrim memory memory|* memory|doctor memory|help memory|malloc-stats memory|purge
+ *        memory|stats memory|usage mget move mset msetnx multi object object|encoding object|freq
+ *        object|help object|idletime object|refcount persist pexpire pexpireat pexpiretime ping
+ *        psetex pttl quit randomkey rename renamenx reset rpop rpoplpush rpush rpushx sadd save
+ *        scan scard sdiff sdiffstore select set setbit setex setnx setrange shutdown sinter
+ *        sintercard sinterstore sismember smembers smismember smove spop srandmember srem sscan
+ *        strlen substr sunion sunionstore swapdb time touch ttl type unlink unwatch watch
  */
 #include "cmd/cmd_meta.h"
 
@@ -229,6 +229,7 @@ static const struct cmd_keyspec keyspecs[] = {
     {NULL, CMD_KS_RO | CMD_KS_ACCESS, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
     {NULL, CMD_KS_RO, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
     {NULL, CMD_KS_RM | CMD_KS_DELETE, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {-1, 1, 0}},
+    {NULL, CMD_KS_RO, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {-1, 1, 0}},
     {NULL, 0, CMD_KS_BS_UNKNOWN, NULL, 0, CMD_KS_FK_UNKNOWN, {0, 0, 0}}};
 
 static const struct cmd_history history[] = {
@@ -617,6 +618,7 @@ static const struct cmd_arg args[] = {
     {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
     {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
     {"key", CMD_ARG_KEY, CMD_ARG_MULTIPLE, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, CMD_ARG_MULTIPLE, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
     {NULL, CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0}};
 
 static const struct cmd_meta rows[] = {
@@ -709,8 +711,14 @@ static const struct cmd_meta rows[] = {
      "O(M) where M is the number of elements in the list, set, sorted set or hash. "
      "Removing a single key that holds a string value is O(1).", 0, NULL, NULL, tips + 10, 2,
      keyspecs + 5, 1, history + 16, 0, args + 48, 1},
+    {"discard", "Discard all commands issued after MULTI", "2.0.0", "transactions",
+     "O(N), when N is the number of queued commands", 0, NULL, NULL, tips + 12, 0, keyspecs + 6, 0,
+     history + 16, 0, args + 0, 0},
     {"echo", "Echo the given string", "1.0.0", "connection", "O(1)", 0, NULL, NULL, tips + 12, 0,
      keyspecs + 6, 0, history + 16, 0, args + 49, 1},
+    {"exec", "Execute all commands issued after MULTI", "1.2.0", "transactions",
+     "Depends on commands in the transaction", 0, NULL, NULL, tips + 12, 0, keyspecs + 6, 0,
+     history + 16, 0, args + 0, 0},
     {"exists", "Determine if a key exists", "1.0.0", "generic",
      "O(N) where N is the number of keys to check.", 0, NULL, NULL, tips + 12, 2, keyspecs + 6, 1,
      history + 16, 1, args + 50, 1},
@@ -883,6 +891,8 @@ static const struct cmd_meta rows[] = {
     {"msetnx", "Set multiple keys to multiple values, only if none of the keys exist", "1.0.1",
      "string", "O(N) where N is the number of keys to set.", 0, NULL, NULL, tips + 43, 2,
      keyspecs + 54, 1, history + 30, 0, args + 200, 1},
+    {"multi", "Mark the start of a transaction block", "1.2.0", "transactions", "O(1)", 0, NULL,
+     NULL, tips + 45, 0, keyspecs + 55, 0, history + 30, 0, args + 0, 0},
     {"object", "A container for object introspection commands", "2.2.3", "generic",
      "Depends on subcommand.", 0, NULL, NULL, tips + 45, 0, keyspecs + 55, 0, history + 30, 0,
      args + 0, 0},
@@ -1053,6 +1063,11 @@ static const struct cmd_meta rows[] = {
      "work in a different thread in order to reclaim memory, where N is the number of "
      "allocations the deleted objects where composed of.", 0, NULL, NULL, tips + 67, 2,
      keyspecs + 105, 1, history + 48, 0, args + 316, 1},
+    {"unwatch", "Forget about all watched keys", "2.2.0", "transactions", "O(1)", 0, NULL, NULL,
+     tips + 69, 0, keyspecs + 106, 0, history + 48, 0, args + 0, 0},
+    {"watch", "Watch the given keys to determine execution of the MULTI/EXEC block", "2.2.0",
+     "transactions", "O(1) for every key.", 0, NULL, NULL, tips + 69, 0, keyspecs + 106, 1,
+     history + 48, 0, args + 317, 1},
 };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))

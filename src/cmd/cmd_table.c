@@ -25,7 +25,8 @@ static const struct cmd_def *const *families(size_t *n)
     static const struct cmd_def *const fam[] = {cmd_string_defs, cmd_keys_defs, cmd_conn_defs,
                                                 cmd_server_defs, cmd_memory_defs,
                                                 cmd_persist_defs, cmd_hash_defs,
-                                                cmd_list_defs, cmd_set_defs};
+                                                cmd_list_defs, cmd_set_defs,
+                                                cmd_multi_defs};
     *n = sizeof(fam) / sizeof(fam[0]);
     return fam;
 }
@@ -82,6 +83,9 @@ int cmd_server_init(struct cmd_server *srv)
     srv->scratch2_cap = 0;
     srv->scratch3 = NULL;
     srv->scratch3_cap = 0;
+    srv->watch_buckets = NULL;
+    srv->watch_n_buckets = 0;
+    srv->watch_n = 0;
     memset(&srv->stats, 0, sizeof(srv->stats));
     srv->used_memory_startup =
         srv->hooks.mem_used != NULL ? srv->hooks.mem_used(srv->hooks.srv) : 0;
@@ -99,6 +103,7 @@ void cmd_server_deinit(struct cmd_server *srv)
     srv->alloc.free(srv->alloc.opaque, srv->scratch3);
     srv->scratch = srv->scratch2 = srv->scratch3 = NULL;
     srv->scratch_cap = srv->scratch2_cap = srv->scratch3_cap = 0;
+    cmd_watch_deinit(srv);
 }
 
 size_t cmd_table_count(const struct cmd_server *srv)
@@ -197,6 +202,7 @@ void cmd_client_deinit(struct cmd_server *srv, struct cmd_client *cl)
         cl->next->prev = cl->prev;
     }
     cl->prev = cl->next = NULL;
+    cmd_multi_client_free(srv, cl);
     srv->alloc.free(srv->alloc.opaque, cl->name);
     cl->name = NULL;
 }
@@ -266,11 +272,46 @@ static uint64_t write_n_keys(const struct cmd_def *d, size_t argc)
     return (uint64_t)((last - d->first_key) / d->key_step + 1);
 }
 
+void cmd_run(struct cmd_call *c, const struct cmd_def *d)
+{
+    c->cl->last_cmd = d->name;
+    c->srv->stats.total_commands++;
+    if (d->proc == NULL) {
+        /* A container called without a subcommand has arity -2, caught before. */
+        reply_unknown_subcommand(c);
+        return;
+    }
+    d->proc(c);
+    if (d->flags & CMD_WRITE) {
+        c->srv->dirty += write_n_keys(d, c->argc);
+    }
+}
+
+/* A command refused before it ran (msg: Redis's error text): inside MULTI the transaction is
+ * doomed too; a refused EXEC ends it, "EXECABORT ... because of: " the error. */
+static void refuse(struct cmd_call *c, const struct cmd_def *d, const char *msg)
+{
+    if (d != NULL && cmd_multi_is_exec(d)) {
+        if (strncmp(msg, "ERR ", 4) == 0) {
+            msg += 4;
+        }
+        resp_write_errorf(c->out, "EXECABORT Transaction discarded because of: %s", msg);
+        cmd_multi_discard(c->srv, c->cl);
+        return;
+    }
+    cmd_reply_err(c, msg);
+    if (c->cl->flags & CMD_CLIENT_MULTI) {
+        c->cl->flags |= CMD_CLIENT_DIRTY_EXEC;
+    }
+}
+
 void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct resp_slice *argv,
                   size_t argc)
 {
     struct cmd_call call;
     const struct cmd_def *d;
+    int queue, deny;
+    char msg[128];
 
     call.srv = srv;
     call.cl = cl;
@@ -288,28 +329,36 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
         } else {
             reply_unknown(&call);
         }
+        if (cl->flags & CMD_CLIENT_MULTI) {
+            cl->flags |= CMD_CLIENT_DIRTY_EXEC;
+        }
         return;
     }
     if ((d->arity > 0 && (size_t)d->arity != argc) || (d->arity < 0 && argc < (size_t)-d->arity)) {
-        resp_write_errorf(call.out, "ERR wrong number of arguments for '%s' command", d->name);
+        snprintf(msg, sizeof(msg), "ERR wrong number of arguments for '%s' command", d->name);
+        refuse(&call, d, msg);
         return;
     }
     if (!(cl->flags & CMD_CLIENT_AUTHED) && !(d->flags & CMD_NO_AUTH)) {
-        cmd_reply_err(&call, "NOAUTH Authentication required.");
+        refuse(&call, d, "NOAUTH Authentication required.");
         return;
     }
-    if (srv->settings.maxmemory != 0 && !cmd_memory_admit(&call, d)) {
+    queue = (cl->flags & CMD_CLIENT_MULTI) && !(d->flags & CMD_TX_NOW);
+    if (queue && (d->flags & CMD_NO_MULTI)) {
+        refuse(&call, d, "ERR Command not allowed inside a transaction");
         return;
     }
-    cl->last_cmd = d->name;
-    srv->stats.total_commands++;
-    if (d->proc == NULL) {
-        /* A container called without a subcommand has arity -2, caught above. */
-        reply_unknown_subcommand(&call);
+    /* Inside MULTI any command is refused when memory is over (queueing takes memory); EXEC
+     * is when one it would run is a CMD_DENYOOM one (Redis 7.0's processCommand). */
+    deny = queue || (cmd_multi_is_exec(d) && (cl->flags & CMD_CLIENT_MULTI) &&
+                     (cl->mq.flags & CMD_DENYOOM));
+    if (srv->settings.maxmemory != 0 && !cmd_memory_admit(&call, d, deny)) {
+        refuse(&call, d, CMD_ERR_OOM);
         return;
     }
-    d->proc(&call);
-    if (d->flags & CMD_WRITE) {
-        srv->dirty += write_n_keys(d, argc);
+    if (queue) {
+        cmd_multi_queue(&call, d);
+        return;
     }
+    cmd_run(&call, d);
 }

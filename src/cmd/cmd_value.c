@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cmd/cmd_hash.h"
+#include "cmd/cmd_internal.h"
 #include "cmd/cmd_set.h"
 #include "cmd/cmd_util.h"
 #include "terse/status.h"
@@ -70,6 +71,9 @@ void cmd_server_trim(struct cmd_server *srv, size_t keep)
         srv->alloc.free(srv->alloc.opaque, srv->scratch3);
         srv->scratch3 = NULL;
         srv->scratch3_cap = 0;
+    }
+    for (struct cmd_client *cl = srv->clients; cl != NULL; cl = cl->next) {
+        cmd_multi_trim(srv, cl, keep);
     }
 }
 

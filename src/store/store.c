@@ -152,7 +152,27 @@ void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link)
 
     store_link_put(link, store_entry_next(e));
     store_account_sub(s, d, e);
+    if (s->on_change != NULL) {
+        /* Before the release: the key bytes are still the entry's. */
+        uint32_t klen;
+        const uint8_t *key = store_entry_keyp(e, &klen);
+        store_changed(s, d, key, klen);
+    }
     store_arena_release(s, r, size);
+}
+
+void store_watch_changes(struct store_shard *s, store_change_fn *fn, void *arg)
+{
+    s->on_change = fn;
+    s->on_change_arg = arg;
+}
+
+struct store_entry *store_peek(struct store_shard *s, int db, const void *key, size_t klen)
+{
+    struct store_db *d = store_db_get(s, db);
+    uint8_t *link = d != NULL ? store_index_find(s, d, key, klen) : NULL;
+
+    return link != NULL ? store_link_entry(s, link) : NULL;
 }
 
 uint8_t *store_find_live(struct store_shard *s, struct store_db *d, const void *key,
@@ -263,6 +283,7 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     }
     if (old != NULL &&
         set_in_place(s, d, link, type, enc, val, vlen, expire_ms, now_ms, flags)) {
+        store_changed(s, d, key, klen);
         return TERSE_OK;
     }
     need = store_entry_size(klen, vlen, expire_ms >= 0);
@@ -286,6 +307,7 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
         store_arena_release(s, old_r, old_size);
         store_account_add(s, d, e);
         set_pending(s, r, e, flags);
+        store_changed(s, d, key, klen);
         return TERSE_OK;
     }
     if (store_index_reserve(s, d) != TERSE_OK) {
@@ -295,6 +317,7 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     store_index_link(s, d, r);
     store_account_add(s, d, e);
     set_pending(s, r, e, flags);
+    store_changed(s, d, key, klen);
     return TERSE_OK;
 }
 
@@ -431,6 +454,9 @@ int store_expire_set(struct store_shard *s, int db, const void *key, size_t klen
         store_arena_shrink(s, store_link_get(link), size, store_entry_mem(e));
         s->entry_bytes -= size - store_entry_mem(e);
         d->n_expires--;
+    }
+    if (when_ms >= 0 || had) {
+        store_changed(s, d, key, klen);
     }
     return 1;
 }

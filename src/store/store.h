@@ -86,6 +86,23 @@ enum store_lookup_flags {
 struct store_entry *store_lookup(struct store_shard *s, int db, const void *key, size_t klen,
                                  int64_t now_ms, int flags);
 
+/* The entry for key in db even if its expiry has passed (NULL when absent or db out of range):
+ * no side effect at all, not even a lazy delete. For callers that must tell a stale key from a
+ * missing one without changing either (WATCH across SWAPDB). */
+struct store_entry *store_peek(struct store_shard *s, int db, const void *key, size_t klen);
+
+/*
+ * Change listener (WATCH): fn(arg, db, key, klen) is called whenever a key's value or expiry
+ * is written or the key goes (delete, lazy or active expiry, eviction, flush, rename, move,
+ * copy onto it), after the change. key is borrowed for the call. fn must not change the
+ * shard (store_key_hash is fine). SWAPDB calls nothing (the caller knows both dbs). NULL fn:
+ * no listener (the default; a write then costs one pointer test).
+ */
+typedef void store_change_fn(void *arg, int db, const void *key, size_t klen);
+void store_watch_changes(struct store_shard *s, store_change_fn *fn, void *arg);
+/* The shard's seeded hash of key (xxHash3), for a caller's own table of keys. */
+uint64_t store_key_hash(const struct store_shard *s, const void *key, size_t klen);
+
 /* ---- entry accessors (no side effects) --------------------------------------------------- */
 
 const uint8_t *store_entry_key(const struct store_entry *e, size_t *klen);

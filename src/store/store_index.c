@@ -35,6 +35,11 @@ uint64_t store_hash(const struct store_shard *s, const void *key, size_t klen)
     return XXH3_64bits_withSeed(key, klen, s->seed);
 }
 
+uint64_t store_key_hash(const struct store_shard *s, const void *key, size_t klen)
+{
+    return store_hash(s, key, klen);
+}
+
 static uint64_t floor_pow2(uint64_t n)
 {
     return (uint64_t)1 << (63 - __builtin_clzll(n));

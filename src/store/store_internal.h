@@ -195,7 +195,18 @@ struct store_shard {
     bool lfu;               /* access fields hold LFU data (store_access_mode) */
     int lfu_log_factor;     /* lfu-log-factor */
     int lfu_decay_min;      /* lfu-decay-time, minutes (0: no decay) */
+    store_change_fn *on_change; /* store_watch_changes; NULL: nobody listens */
+    void *on_change_arg;
 };
+
+/* Tells the listener (store_watch_changes), if any, that key of db d changed or went. */
+static inline void store_changed(struct store_shard *s, const struct store_db *d,
+                                 const void *key, size_t klen)
+{
+    if (s->on_change != NULL) {
+        s->on_change(s->on_change_arg, (int)(d - s->db), key, klen);
+    }
+}
 
 /* ---- unaligned field access ---- */
 

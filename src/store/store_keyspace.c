@@ -79,6 +79,7 @@ int store_rename(struct store_shard *s, int db, const void *src, size_t src_len,
     store_index_link(s, d, r);
     store_account_add(s, d, ne);
     store_pending_add(s, r, ne);
+    store_changed(s, d, dst, dst_len); /* src was told by its removal */
     return TERSE_OK;
 }
 
@@ -117,6 +118,8 @@ int store_move(struct store_shard *s, int src_db, int dst_db, const void *key, s
     store_index_link(s, dd, r);
     store_account_add(s, dd, e);
     store_index_maybe_shrink(s, sd, 1);
+    store_changed(s, sd, key, klen);
+    store_changed(s, dd, key, klen);
     return TERSE_OK;
 }
 
@@ -168,6 +171,7 @@ int store_copy(struct store_shard *s, int src_db, const void *src, size_t src_le
     }
     store_account_add(s, dd, ne);
     store_pending_add(s, r, ne);
+    store_changed(s, dd, dst, dst_len);
     return TERSE_OK;
 }
 

@@ -619,6 +619,80 @@ static void test_types(void **state)
     check_stats(s);
 }
 
+struct changes {
+    int n;
+    int db;
+    char key[32];
+};
+
+static void on_change(void *arg, int db, const void *key, size_t klen)
+{
+    struct changes *c = arg;
+
+    c->n++;
+    c->db = db;
+    snprintf(c->key, sizeof(c->key), "%.*s", (int)klen, (const char *)key);
+}
+
+/* Expects exactly n changes since the last call, the last one to key of db. */
+static void expect_changes(struct changes *c, int n, int db, const char *key)
+{
+    assert_int_equal(c->n, n);
+    if (n > 0) {
+        assert_int_equal(c->db, db);
+        assert_string_equal(c->key, key);
+    }
+    memset(c, 0, sizeof(*c));
+}
+
+/* The change listener hears every write, expiry change and removal, and nothing else. */
+static void test_change_listener(void **state)
+{
+    struct fixture *f = *state;
+    struct store_shard *s = f->s;
+    struct changes c;
+
+    memset(&c, 0, sizeof(c));
+    store_watch_changes(s, on_change, &c);
+    put_str(s, 2, "a", "1", STORE_NO_EXPIRE);
+    expect_changes(&c, 1, 2, "a");
+    put_str(s, 2, "a", "2", STORE_NO_EXPIRE); /* in place */
+    expect_changes(&c, 1, 2, "a");
+    assert_int_equal(store_set_int(s, 2, "i", 1, 5, STORE_NO_EXPIRE, T0), TERSE_OK);
+    expect_changes(&c, 1, 2, "i");
+    assert_non_null(store_lookup(s, 2, "a", 1, T0, STORE_LOOKUP_TOUCH));
+    assert_non_null(store_peek(s, 2, "a", 1));
+    store_swapdb(s, 2, 3);
+    store_swapdb(s, 2, 3);
+    expect_changes(&c, 0, 0, NULL);
+    assert_int_equal(store_expire_set(s, 2, "a", 1, T0 + 100, T0), 1);
+    expect_changes(&c, 1, 2, "a");
+    assert_int_equal(store_expire_set(s, 2, "i", 1, STORE_NO_EXPIRE, T0), 1); /* had none */
+    expect_changes(&c, 0, 0, NULL);
+    /* A lazy expiry is a removal; the stale key is gone after it. */
+    assert_null(store_lookup(s, 2, "a", 1, T0 + 100, 0));
+    expect_changes(&c, 1, 2, "a");
+    assert_null(store_peek(s, 2, "a", 1));
+    put_str(s, 2, "src", "v", STORE_NO_EXPIRE);
+    memset(&c, 0, sizeof(c));
+    assert_int_equal(store_rename(s, 2, "src", 3, "dst", 3, T0), TERSE_OK);
+    expect_changes(&c, 2, 2, "dst");
+    assert_int_equal(store_copy(s, 2, "dst", 3, 4, "cp", 2, 0, T0), TERSE_OK);
+    expect_changes(&c, 1, 4, "cp");
+    assert_int_equal(store_move(s, 4, 5, "cp", 2, T0), TERSE_OK);
+    expect_changes(&c, 2, 5, "cp");
+    assert_int_equal(store_delete(s, 2, "dst", 3, T0), 1);
+    expect_changes(&c, 1, 2, "dst");
+    assert_int_equal(store_delete(s, 2, "dst", 3, T0), 0);
+    expect_changes(&c, 0, 0, NULL);
+    store_flushdb(s, 5);
+    expect_changes(&c, 1, 5, "cp");
+    store_watch_changes(s, NULL, NULL);
+    put_str(s, 2, "quiet", "v", STORE_NO_EXPIRE);
+    expect_changes(&c, 0, 0, NULL);
+    check_stats(s);
+}
+
 static void test_entry_layout(void **state)
 {
     struct fixture *f = *state;
@@ -659,6 +733,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_random, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lru_lfu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_types, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_change_listener, setup, teardown),
         cmocka_unit_test_setup_teardown(test_entry_layout, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
