@@ -239,3 +239,26 @@ def test_warm_multi_exec_loop_allocates_nothing(terse):
         h.send_rounds(c, batch, 250, 5, {})
         h.info_alloc_counts(c)
         h.assert_rounds_allocate_nothing(c, "warm MULTI/EXEC loop", batch, 250, {})
+
+
+def test_redis_py_pipeline_and_optimistic_lock(t, terse):
+    """redis-py as applications use it: pipeline() sends MULTI/EXEC by default, and
+    transaction() retries a WATCHed read-modify-write until no other client got in between."""
+    pipe = t.pipeline()
+    pipe.set("p", "1").incr("p").lpush("l", "a", "b").lrange("l", 0, -1).get("nokey")
+    assert pipe.execute() == [True, 2, 2, [b"b", b"a"], None]
+
+    other = terse.client()
+    attempts = []
+
+    def bump(p):
+        attempts.append(1)
+        value = int(p.get("counter") or 0)
+        if len(attempts) == 1:
+            other.set("counter", 100)  # gets in between the first WATCH and EXEC
+        p.multi()
+        p.set("counter", value + 1)
+
+    assert t.transaction(bump, "counter") == [True]
+    assert len(attempts) == 2 and t.get("counter") == b"101"
+    other.close()
