@@ -31,27 +31,44 @@ enum cmd_client_flags {
     CMD_CLIENT_AUTHED = 1 << 3,            /* passed AUTH (or no requirepass) */
     CMD_CLIENT_MULTI = 1 << 4,             /* between MULTI and EXEC/DISCARD: commands queue */
     CMD_CLIENT_DIRTY_CAS = 1 << 5,         /* a WATCHed key changed: EXEC replies null */
-    CMD_CLIENT_DIRTY_EXEC = 1 << 6         /* a command failed to queue: EXEC aborts */
+    CMD_CLIENT_DIRTY_EXEC = 1 << 6,        /* a command failed to queue: EXEC aborts */
+    CMD_CLIENT_BLOCKED = 1 << 7            /* waits in a blocking command (cmd_block.c) */
 };
 
 /*
- * The commands a client queued after MULTI (cmd_multi.c). buf holds one record per command:
- * its table row (a pointer), its argument count, then each argument as a length and its bytes,
- * copied out of the input buffer, which moves on. argv is where EXEC points a record's
- * arguments as it runs it. Both are owned by the client, grown with the server's allocator and
- * kept across transactions (a warm MULTI/EXEC loop allocates nothing); cmd_client_deinit frees
- * them, cmd_server_trim shrinks big ones.
+ * Commands kept for later (cmd_records.c): what a client queued after MULTI, or the blocking
+ * command it waits in. buf holds one record per command: its table row (a pointer), its
+ * argument count, then each argument as a length and its bytes, copied out of the input
+ * buffer, which moves on. argv is where a record's arguments are pointed when it runs. Both
+ * are owned by the client, grown with the server's allocator and kept from one use to the next
+ * (a warm MULTI/EXEC loop allocates nothing); cmd_client_deinit frees them, cmd_server_trim
+ * shrinks big ones.
  */
-struct cmd_multi_queue {
+struct cmd_records {
     uint8_t *buf;
     size_t len, cap;
-    size_t n;             /* commands queued */
+    size_t n;             /* records */
     uint32_t flags;       /* union of their enum cmd_flags (EXEC's admission reads DENYOOM) */
     struct resp_slice *argv;
     size_t argv_cap;      /* slices */
 };
 
-struct cmd_watch_key; /* cmd_watch.c */
+/* A key a client waits on (WATCH, a blocking command), in a struct cmd_keyreg (cmd_keyreg.c). */
+struct cmd_keyreg_key;
+
+/* Keys by (db, key), chained by the shard's key hash, in the order they were added. The
+ * bucket array is owned by the server (from alloc); the keys by their clients' lists. */
+struct cmd_keyreg {
+    struct cmd_keyreg_key **buckets;
+    size_t n_buckets;  /* 0 or a power of two */
+    size_t n;          /* keys in it */
+};
+
+/* Where a blocked client's key became ready (cmd_block.c): its hash and db. */
+struct cmd_ready {
+    uint64_t hash;
+    int db;
+};
 
 /*
  * Per-connection command state. Owned by server/ (one per connection), initialised with
@@ -72,8 +89,13 @@ struct cmd_client {
     const char *last_cmd;  /* name of the last command (static string from the table) */
     struct resp_out *out;  /* borrowed: view of the connection's output buffer while dispatching */
     struct cmd_client *prev, *next; /* server's client list */
-    struct cmd_multi_queue mq;      /* MULTI's queue */
-    struct cmd_watch_key *watched;  /* WATCHed keys: owned, each also in the server's table */
+    struct cmd_records mq;          /* MULTI's queue */
+    struct cmd_keyreg_key *watched; /* WATCHed keys: owned, each also in the server's table */
+    /* A blocking command waiting (CMD_CLIENT_BLOCKED): the command, its keys (owned, each
+     * also in the server's table), and when it times out (unix ms, 0 never). */
+    struct cmd_records blk;
+    struct cmd_keyreg_key *blocked_on;
+    int64_t block_deadline_ms;
 };
 
 /* ---- hooks into other layers, filled by server/ ------------------------------------------ */
@@ -142,6 +164,13 @@ struct cmd_hooks {
      * verified before anything is dropped. Returns 0, or nonzero with errbuf holding the
      * whole error text ("ERR ..."). */
     int (*reload)(void *srv, int nosave, char *errbuf, size_t errbuf_cap);
+    /* A reply to cl outside its own commands (a blocked client served or timed out):
+     * client_out opens cl's output buffer as a resp_out (owned by server/, valid until
+     * client_out_done), client_out_done closes it and schedules cl: its replies are sent and
+     * its pipelined commands run at the next turn of the loop. NULL: blocking commands never
+     * block (they answer as they do inside MULTI). */
+    struct resp_out *(*client_out)(void *srv, struct cmd_client *cl);
+    void (*client_out_done)(void *srv, struct cmd_client *cl);
 };
 
 /* Outcome of the save hooks. */
@@ -223,12 +252,16 @@ struct cmd_server {
      * an HSET, the field offsets HRANDFIELD picks from). Same owner and lifetime. */
     uint8_t *scratch3;
     size_t scratch3_cap;
-    /* Every WATCHed key of every client, chained by hash (cmd_watch.c). The bucket array is
-     * owned here (from alloc); the keys belong to their clients' lists. While it holds a key,
-     * the shard reports changes to it (store_watch_changes). */
-    struct cmd_watch_key **watch_buckets;
-    size_t watch_n_buckets;  /* 0 or a power of two */
-    size_t watch_n;          /* keys in it */
+    /* Every WATCHed key of every client (cmd_watch.c), and every key a blocked client waits
+     * on (cmd_block.c). While either holds a key, the shard reports changes (cmd_keyreg.c). */
+    struct cmd_keyreg watch;
+    struct cmd_keyreg block;
+    size_t n_blocked;            /* clients with CMD_CLIENT_BLOCKED */
+    int64_t block_next_deadline; /* earliest deadline of a blocked client (unix ms), 0: none */
+    /* Keys of blocked clients written since they were last served, in order (cmd_block.c).
+     * Owned here, grown with alloc and kept. */
+    struct cmd_ready *ready;
+    size_t n_ready, ready_cap;
 };
 
 /* Sets up the table and the state; the caller fills shard, codec, alloc, hooks, settings
@@ -248,6 +281,15 @@ void cmd_client_deinit(struct cmd_server *srv, struct cmd_client *cl);
  */
 void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct resp_slice *argv,
                   size_t argc);
+
+/* ---- blocked clients (cmd_block.c) ------------------------------------------------------ */
+
+/* Replies to the blocked clients whose timeout passed by now_ms (through hooks.client_out)
+ * and ends their wait. */
+void cmd_block_timeouts(struct cmd_server *srv, int64_t now_ms);
+/* Serves the blocked clients whose keys were written and not yet tried (after work outside a
+ * command: the cron's expiry and eviction). */
+void cmd_block_serve(struct cmd_server *srv);
 
 /* ---- the memory budget (cmd_memory.c) --------------------------------------------------- */
 
@@ -287,6 +329,11 @@ uint64_t cmd_memory_evict_budget_us(int tenacity);
 /* ---- the command table -------------------------------------------------------------------- */
 
 /* One command's execution context. */
+enum cmd_call_mode {
+    CMD_CALL_EXEC = 1 << 0,  /* run by EXEC: a blocking command does not block */
+    CMD_CALL_RETRY = 1 << 1  /* a blocked client served: reply only if it can be served */
+};
+
 struct cmd_call {
     struct cmd_server *srv;
     struct cmd_client *cl;
@@ -294,6 +341,8 @@ struct cmd_call {
     const struct resp_slice *argv; /* borrowed: slices of the input buffer */
     size_t argc;
     int64_t now_ms;                /* the command's clock, read once before it runs */
+    unsigned mode;                 /* enum cmd_call_mode */
+    int blocked;                   /* set by cmd_block: the command waits (nothing replied) */
 };
 
 typedef void cmd_proc(struct cmd_call *c);

@@ -233,6 +233,9 @@ static size_t client_line(struct cmd_call *c, const struct cmd_client *cl, char 
     if (c->srv->hooks.client_io != NULL) {
         c->srv->hooks.client_io(c->srv->hooks.srv, cl, &qbuf, &qfree, &obuf, &omem);
     }
+    if (cl->flags & CMD_CLIENT_BLOCKED) {
+        flags[fl++] = 'b';
+    }
     if (cl->flags & CMD_CLIENT_MULTI) {
         flags[fl++] = 'x';
     }
@@ -258,7 +261,7 @@ static size_t client_line(struct cmd_call *c, const struct cmd_client *cl, char 
                  cl->name != NULL ? cl->name : "", (long long)((c->now_ms - cl->ctime_ms) / 1000),
                  (long long)((c->now_ms - cl->last_ms) / 1000), flags, cl->db,
                  (cl->flags & CMD_CLIENT_MULTI) ? (long long)cl->mq.n : -1LL, qbuf, qfree,
-                 cl->mq.cap + cl->mq.argv_cap * sizeof(*cl->mq.argv),
+                 cmd_records_mem(&cl->mq),
                  qbuf + qfree, obuf, omem, qbuf + qfree + omem,
                  cl->last_cmd != NULL ? cl->last_cmd : "NULL", cl->resp);
     if (n < 0) {
@@ -358,8 +361,41 @@ static void cmd_client_no_evict(struct cmd_call *c)
     resp_write_ok(c->out);
 }
 
+/* CLIENT UNBLOCK client-id [TIMEOUT|ERROR] */
+static void cmd_client_unblock(struct cmd_call *c)
+{
+    long long id;
+    int with_error = 0;
+
+    if (c->argc > 4) {
+        cmd_reply_err(c, "ERR unknown subcommand or wrong number of arguments for 'unblock'. "
+                         "Try CLIENT HELP.");
+        return;
+    }
+    if (!cmd_parse_ll(c->argv[2].p, c->argv[2].len, &id)) {
+        cmd_reply_err(c, CMD_ERR_NOT_INT);
+        return;
+    }
+    if (c->argc == 4) {
+        if (cmd_arg_is(c, 3, "error")) {
+            with_error = 1;
+        } else if (!cmd_arg_is(c, 3, "timeout")) {
+            cmd_reply_err(c, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            return;
+        }
+    }
+    for (struct cmd_client *cl = c->srv->clients; cl != NULL; cl = cl->next) {
+        if ((long long)cl->id == id) {
+            resp_write_int(c->out, cmd_block_unblock(c->srv, cl, with_error));
+            return;
+        }
+    }
+    resp_write_int(c->out, 0);
+}
+
 static void kill_client(struct cmd_call *c, struct cmd_client *cl)
 {
+    cmd_block_end(c->srv, cl); /* a killed client takes nothing pushed before it is gone */
     if (cl == c->cl) {
         cl->flags |= CMD_CLIENT_CLOSE_AFTER_REPLY;
     } else {
@@ -483,6 +519,8 @@ static void cmd_client_help(struct cmd_call *c)
         "    Return information about client connections. Options:",
         "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
         "      Return clients of specified type.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "    Unblock the specified blocked client.",
         "NO-EVICT (ON|OFF)",
         "    Protect current client connection from eviction.",
         "SETNAME <name>",
@@ -513,6 +551,10 @@ static const struct cmd_def client_subcmds[] = {
     {"client|no-evict", 3, CMD_ADMIN | CONN_FLAGS, 0, 0, 0, cmd_client_no_evict,
      "@admin @slow @dangerous @connection",
      "Sets the client eviction mode of the connection.", "7.0.0", "connection", NULL},
+    {"client|unblock", -3, CMD_ADMIN | CONN_FLAGS, 0, 0, 0, cmd_client_unblock,
+     "@admin @slow @dangerous @connection",
+     "Unblock a client blocked in a blocking command from a different connection", "5.0.0",
+     "connection", NULL},
     {"client|setname", 3, CONN_FLAGS, 0, 0, 0, cmd_client_setname, "@slow @connection",
      "Sets the connection name.", "2.6.9", "connection", NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL}};

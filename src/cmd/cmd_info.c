@@ -193,6 +193,18 @@ static void info_server(struct info_buf *b, struct cmd_call *c, const struct inf
     info_addf(b, "io_threads_active:0\r\n");
 }
 
+/* Blocked clients with a deadline (Redis's clients_in_timeout_table). */
+static size_t clients_in_timeout(const struct cmd_server *srv)
+{
+    size_t n = 0;
+
+    for (const struct cmd_client *cl = srv->clients; srv->n_blocked > 0 && cl != NULL;
+         cl = cl->next) {
+        n += (cl->flags & CMD_CLIENT_BLOCKED) && cl->block_deadline_ms != 0;
+    }
+    return n;
+}
+
 static void info_clients(struct info_buf *b, struct cmd_call *c, const struct info_data *d)
 {
     char maxclients[32];
@@ -204,7 +216,8 @@ static void info_clients(struct info_buf *b, struct cmd_call *c, const struct in
     info_addf(b, "cluster_connections:0\r\n");
     info_addf(b, "maxclients:%s\r\n", maxclients);
     info_addf(b, "client_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\n");
-    info_addf(b, "blocked_clients:0\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n");
+    info_addf(b, "blocked_clients:%zu\r\ntracking_clients:0\r\nclients_in_timeout_table:%zu\r\n",
+              c->srv->n_blocked, clients_in_timeout(c->srv));
 }
 
 static void info_memory(struct info_buf *b, struct cmd_call *c, const struct info_data *d)

@@ -37,23 +37,82 @@ void cmd_multi_queue(struct cmd_call *c, const struct cmd_def *d);
 int cmd_multi_is_exec(const struct cmd_def *d);
 /* Ends cl's transaction, if any, and unwatches its keys (DISCARD, RESET, a failed EXEC). */
 void cmd_multi_discard(struct cmd_server *srv, struct cmd_client *cl);
-/* cmd_multi_discard, then frees cl's queue buffers (the client goes). */
-void cmd_multi_client_free(struct cmd_server *srv, struct cmd_client *cl);
-/* Frees cl's queue buffers above keep bytes when no transaction is open (cmd_server_trim). */
-void cmd_multi_trim(struct cmd_server *srv, struct cmd_client *cl, size_t keep);
+
+/* cmd_records.c: commands kept for later (struct cmd_records). */
+/* Appends a record of d with its arguments (copied); the argv room grows to fit it.
+ * TERSE_OK or TERSE_ENOMEM (nothing appended). */
+int cmd_records_put(struct cmd_server *srv, struct cmd_records *q, const struct cmd_def *d,
+                    const struct resp_slice *argv, size_t argc);
+/* The record at *pos (0 for the first): points q->argv at its arguments, sets *argc, moves
+ * *pos past it, returns its row. */
+const struct cmd_def *cmd_records_next(struct cmd_records *q, size_t *pos, size_t *argc);
+void cmd_records_clear(struct cmd_records *q);             /* no record; buffers kept */
+void cmd_records_free(struct cmd_server *srv, struct cmd_records *q);
+/* Frees q's buffers when empty and above keep bytes. */
+void cmd_records_trim(struct cmd_server *srv, struct cmd_records *q, size_t keep);
+size_t cmd_records_mem(const struct cmd_records *q);      /* bytes of its buffers */
+
+/* cmd_keyreg.c: keys clients wait on (struct cmd_keyreg). */
+struct cmd_keyreg_key {
+    struct cmd_keyreg_key *bucket_next; /* next in the registry's bucket, in adding order */
+    struct cmd_keyreg_key *client_next; /* next of the same client */
+    struct cmd_client *cl;
+    uint64_t hash;                      /* store_key_hash of key */
+    int db;
+    int mark;                           /* the registry's own: WATCH's stale, BLOCK's ready */
+    size_t klen;
+    uint8_t key[];                      /* klen bytes */
+};
+/* Adds key of db for cl to reg and to cl's list *list, unless already there. TERSE_OK or
+ * TERSE_ENOMEM. The shard's change listener is on while any registry holds a key. */
+int cmd_keyreg_add(struct cmd_server *srv, struct cmd_keyreg *reg,
+                   struct cmd_keyreg_key **list, struct cmd_client *cl, int db, const void *key,
+                   size_t klen);
+/* Drops every key of the client list *list from reg. */
+void cmd_keyreg_drop(struct cmd_server *srv, struct cmd_keyreg *reg,
+                     struct cmd_keyreg_key **list);
+/* The chain holding keys of this hash (walk bucket_next, test with cmd_keyreg_same). */
+struct cmd_keyreg_key *cmd_keyreg_first(const struct cmd_keyreg *reg, uint64_t hash);
+int cmd_keyreg_same(const struct cmd_keyreg_key *k, uint64_t hash, int db, const void *key,
+                    size_t klen);
+void cmd_keyreg_free(struct cmd_server *srv, struct cmd_keyreg *reg);
 
 /* cmd_watch.c: WATCH's keys. */
 void cmd_watch(struct cmd_call *c);
 void cmd_unwatch(struct cmd_call *c);
 /* Drops every key cl watches (not its dirty mark). */
 void cmd_watch_unwatch_all(struct cmd_server *srv, struct cmd_client *cl);
+/* The listener's part for WATCH: key (of that hash) in db changed. */
+void cmd_watch_changed(struct cmd_server *srv, uint64_t hash, int db, const void *key,
+                       size_t klen);
 /* SWAPDB a b is about to run: marks dirty the watchers of a key of a or b that exists,
  * unexpired, in either. */
 void cmd_watch_swapdb(struct cmd_server *srv, int a, int b, int64_t now_ms);
 /* EXEC: a key cl watches that expired since goes now, which marks cl dirty. */
 void cmd_watch_expire_check(struct cmd_server *srv, struct cmd_client *cl, int64_t now_ms);
-/* Frees the table's buckets (cmd_server_deinit; every client unwatched before). */
-void cmd_watch_deinit(struct cmd_server *srv);
+
+/* cmd_block.c: blocked clients. */
+/* A blocking command found nothing to serve: unless c runs inside EXEC, or is a blocked client
+ * being retried, the client blocks on the n keys at argv[first], argv[first + step], ... until
+ * one is written or timeout_ms (0: forever) passes (then it gets a null array). Returns 1 when
+ * it blocked (or stays blocked: c->blocked is set, and nothing must be replied), 0 when the
+ * command must reply its empty answer now (EXEC), -1 when it replied an error. */
+int cmd_block(struct cmd_call *c, size_t first, size_t n, size_t step, int64_t timeout_ms);
+/* Reads a blocking command's timeout (seconds, a float) at argv[i] as Redis 7.0 does: 0 with
+ * *ms (0: forever), or -1 when it replied the error. */
+int cmd_block_timeout(struct cmd_call *c, size_t i, int64_t *ms);
+/* The listener's part for blocked clients: key (of that hash) in db changed. */
+void cmd_block_changed(struct cmd_server *srv, uint64_t hash, int db, const void *key,
+                       size_t klen);
+/* SWAPDB a b is about to run: the keys blocked clients wait on in a or b are to be tried. */
+void cmd_block_swapdb(struct cmd_server *srv, int a, int b);
+/* Ends cl's wait (the client goes): nothing is replied. */
+void cmd_block_end(struct cmd_server *srv, struct cmd_client *cl);
+/* CLIENT UNBLOCK: ends cl's wait with its timeout reply, or the UNBLOCKED error; 1 when it was
+ * blocked, else 0. */
+int cmd_block_unblock(struct cmd_server *srv, struct cmd_client *cl, int with_error);
+/* Serves the blocked clients whose keys were written, until none is left to try. */
+void cmd_block_serve(struct cmd_server *srv);
 
 /* Memory figures that INFO memory and MEMORY STATS share. */
 struct cmd_mem_figures {

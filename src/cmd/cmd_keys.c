@@ -344,6 +344,7 @@ static void keys_swapdb(struct cmd_call *c)
     }
     if (a != b) {
         cmd_watch_swapdb(c->srv, a, b, c->now_ms);
+        cmd_block_swapdb(c->srv, a, b);
     }
     store_swapdb(cmd_keys_all_shard(c), a, b);
     resp_write_ok(c->out);

@@ -2,8 +2,9 @@
  * cmd_list: the list family (LPUSH ... LMPOP), over the byte form of store_list.h held as one
  * codec value per key. cmd_list.c has the shared read and store steps, the pushes and the
  * edits in place, and the table; cmd_list_pop.c the pops and moves (LPOP, RPOP, LMPOP, LMOVE,
- * RPOPLPUSH); cmd_list_read.c the reads (LLEN, LRANGE, LINDEX, LPOS). Everything runs on the
- * worker thread that owns the shard.
+ * RPOPLPUSH); cmd_list_read.c the reads (LLEN, LRANGE, LINDEX, LPOS); cmd_list_block.c the
+ * blocking pops and moves over them (BLPOP, BRPOP, BLMPOP, BLMOVE, BRPOPLPUSH). Everything
+ * runs on the worker thread that owns the shard.
  */
 #ifndef TERSE_CMD_LIST_H
 #define TERSE_CMD_LIST_H
@@ -53,6 +54,27 @@ bool cmd_list_index(long long index, uint64_t n, uint64_t *at);
 int cmd_list_at(const uint8_t *form, size_t len, uint64_t i, const uint8_t **el,
                 size_t *el_len);
 
+/*
+ * Pops count elements (1 <= count, at most the n there are) from one end of the list at key
+ * (form, len: its decoded form) and replies them (after the key, in LMPOP's shape, when
+ * with_key; a single one as a bulk when single), then stores what is left. -1 when it replied
+ * an error.
+ */
+int cmd_list_pop_and_store(struct cmd_call *c, const struct resp_slice *key, const uint8_t *form,
+                           size_t len, uint64_t n, bool left, uint64_t count, bool single,
+                           bool with_key);
+/* LMPOP's work from argv[at] (numkeys key ... LEFT|RIGHT [COUNT n]); BLMPOP's when blocking,
+ * which waits up to timeout_ms (cmd_block) when every list is empty. */
+void cmd_list_mpop(struct cmd_call *c, size_t at, bool blocking, int64_t timeout_ms);
+/* Moves one element from an end of the list argv[1] to an end of argv[2], and replies it (a
+ * null when argv[1] holds no list). */
+void cmd_list_move(struct cmd_call *c, bool from_left, bool to_left);
+/* LEFT or RIGHT at argv[i]: 0 with *left, or -1 when it replied the syntax error. */
+int cmd_list_side_or_reply(struct cmd_call *c, size_t i, bool *left);
+/* For a blocking command: 1 when key holds a list to take from now, 0 when it does not (a key
+ * of another type too, when c is a retry: cmd_block.c), -1 when it replied WRONGTYPE. */
+int cmd_list_ready(struct cmd_call *c, const struct resp_slice *key);
+
 void cmd_list_lpop(struct cmd_call *c);
 void cmd_list_rpop(struct cmd_call *c);
 void cmd_list_lmpop(struct cmd_call *c);
@@ -62,5 +84,10 @@ void cmd_list_llen(struct cmd_call *c);
 void cmd_list_lrange(struct cmd_call *c);
 void cmd_list_lindex(struct cmd_call *c);
 void cmd_list_lpos(struct cmd_call *c);
+void cmd_list_blpop(struct cmd_call *c);
+void cmd_list_brpop(struct cmd_call *c);
+void cmd_list_blmpop(struct cmd_call *c);
+void cmd_list_blmove(struct cmd_call *c);
+void cmd_list_brpoplpush(struct cmd_call *c);
 
 #endif /* TERSE_CMD_LIST_H */

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "cmd/cmd_internal.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -89,14 +90,9 @@ static int pop_reply(struct cmd_call *c, const uint8_t *form, size_t len, uint64
     return TERSE_OK;
 }
 
-/*
- * Pops count elements (1 <= count, at most the n there are) from one end of the list at key
- * (form, len: its decoded form) and replies them (after the key, in LMPOP's shape, when
- * with_key), then stores what is left. -1 when it replied an error.
- */
-static int pop_and_store(struct cmd_call *c, const struct resp_slice *key, const uint8_t *form,
-                         size_t len, uint64_t n, bool left, uint64_t count, bool single,
-                         bool with_key)
+int cmd_list_pop_and_store(struct cmd_call *c, const struct resp_slice *key, const uint8_t *form,
+                           size_t len, uint64_t n, bool left, uint64_t count, bool single,
+                           bool with_key)
 {
     size_t out_len = 0, mark = c->out->len;
     int st;
@@ -158,7 +154,7 @@ static void list_pop(struct cmd_call *c, bool left)
         resp_write_array(c->out, 0);
         return;
     }
-    (void)pop_and_store(c, &c->argv[1], form, len, n, left, c->argc == 3 ? (uint64_t)count : 1,
+    (void)cmd_list_pop_and_store(c, &c->argv[1], form, len, n, left, c->argc == 3 ? (uint64_t)count : 1,
                         c->argc == 2, false);
 }
 
@@ -172,22 +168,21 @@ void cmd_list_rpop(struct cmd_call *c)
     list_pop(c, false);
 }
 
-/* LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count] */
-void cmd_list_lmpop(struct cmd_call *c)
+void cmd_list_mpop(struct cmd_call *c, size_t at, bool blocking, int64_t timeout_ms)
 {
     long long numkeys, count = -1;
     size_t where_idx;
     bool left;
 
-    if (!cmd_parse_ll(c->argv[1].p, c->argv[1].len, &numkeys) || numkeys < 1) {
+    if (!cmd_parse_ll(c->argv[at].p, c->argv[at].len, &numkeys) || numkeys < 1) {
         cmd_reply_err(c, ERR_NUMKEYS);
         return;
     }
-    if ((unsigned long long)numkeys >= c->argc - 2) {
+    if ((unsigned long long)numkeys >= c->argc - at - 1) {
         cmd_reply_err(c, CMD_ERR_SYNTAX);
         return;
     }
-    where_idx = 2 + (size_t)numkeys;
+    where_idx = at + 1 + (size_t)numkeys;
     if (cmd_arg_is(c, where_idx, "left") || cmd_arg_is(c, where_idx, "right")) {
         left = cmd_arg_is(c, where_idx, "left");
     } else {
@@ -206,22 +201,37 @@ void cmd_list_lmpop(struct cmd_call *c)
             return;
         }
     }
-    for (size_t j = 2; j < where_idx; j++) {
+    for (size_t j = at + 1; j < where_idx; j++) {
         const struct store_entry *e;
         const uint8_t *form;
         size_t len;
         uint64_t n;
+        int has = blocking ? cmd_list_ready(c, &c->argv[j]) : 1;
 
+        if (has < 0) {
+            return;
+        }
+        if (has == 0) {
+            continue;
+        }
         if (cmd_list_read(c, &c->argv[j], 1, &e, &form, &len, &n) != 0) {
             return;
         }
         if (e != NULL) {
-            (void)pop_and_store(c, &c->argv[j], form, len, n, left,
-                                count == -1 ? 1 : (uint64_t)count, false, true);
+            (void)cmd_list_pop_and_store(c, &c->argv[j], form, len, n, left,
+                                         count == -1 ? 1 : (uint64_t)count, false, true);
             return;
         }
     }
-    resp_write_null_array(c->out);
+    if (!blocking || cmd_block(c, at + 1, (size_t)numkeys, 1, timeout_ms) == 0) {
+        resp_write_null_array(c->out);
+    }
+}
+
+/* LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count] */
+void cmd_list_lmpop(struct cmd_call *c)
+{
+    cmd_list_mpop(c, 1, false, 0);
 }
 
 /* ---- LMOVE, RPOPLPUSH ---------------------------------------------------------------------- */
@@ -275,8 +285,7 @@ static void move_within(struct cmd_call *c, const uint8_t *form, size_t len, uin
     }
 }
 
-/* Moves one element from an end of the list argv[1] to an end of argv[2], and replies it. */
-static void list_move(struct cmd_call *c, bool from_left, bool to_left)
+void cmd_list_move(struct cmd_call *c, bool from_left, bool to_left)
 {
     const struct resp_slice *src = &c->argv[1], *dst = &c->argv[2];
     const struct store_entry *e;
@@ -353,8 +362,7 @@ static void list_move(struct cmd_call *c, bool from_left, bool to_left)
     cmd_list_write_bulk(c, keep, el_len);
 }
 
-/* LEFT or RIGHT at argv[i]: 0 with *left, or -1 when it replied the syntax error. */
-static int side_or_reply(struct cmd_call *c, size_t i, bool *left)
+int cmd_list_side_or_reply(struct cmd_call *c, size_t i, bool *left)
 {
     if (cmd_arg_is(c, i, "left") || cmd_arg_is(c, i, "right")) {
         *left = cmd_arg_is(c, i, "left");
@@ -369,13 +377,14 @@ void cmd_list_lmove(struct cmd_call *c)
 {
     bool from_left, to_left;
 
-    if (side_or_reply(c, 3, &from_left) == 0 && side_or_reply(c, 4, &to_left) == 0) {
-        list_move(c, from_left, to_left);
+    if (cmd_list_side_or_reply(c, 3, &from_left) == 0 &&
+        cmd_list_side_or_reply(c, 4, &to_left) == 0) {
+        cmd_list_move(c, from_left, to_left);
     }
 }
 
 /* RPOPLPUSH source destination */
 void cmd_list_rpoplpush(struct cmd_call *c)
 {
-    list_move(c, false, true);
+    cmd_list_move(c, false, true);
 }

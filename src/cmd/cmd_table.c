@@ -83,9 +83,12 @@ int cmd_server_init(struct cmd_server *srv)
     srv->scratch2_cap = 0;
     srv->scratch3 = NULL;
     srv->scratch3_cap = 0;
-    srv->watch_buckets = NULL;
-    srv->watch_n_buckets = 0;
-    srv->watch_n = 0;
+    memset(&srv->watch, 0, sizeof(srv->watch));
+    memset(&srv->block, 0, sizeof(srv->block));
+    srv->n_blocked = 0;
+    srv->block_next_deadline = 0;
+    srv->ready = NULL;
+    srv->n_ready = srv->ready_cap = 0;
     memset(&srv->stats, 0, sizeof(srv->stats));
     srv->used_memory_startup =
         srv->hooks.mem_used != NULL ? srv->hooks.mem_used(srv->hooks.srv) : 0;
@@ -103,7 +106,11 @@ void cmd_server_deinit(struct cmd_server *srv)
     srv->alloc.free(srv->alloc.opaque, srv->scratch3);
     srv->scratch = srv->scratch2 = srv->scratch3 = NULL;
     srv->scratch_cap = srv->scratch2_cap = srv->scratch3_cap = 0;
-    cmd_watch_deinit(srv);
+    cmd_keyreg_free(srv, &srv->watch);
+    cmd_keyreg_free(srv, &srv->block);
+    srv->alloc.free(srv->alloc.opaque, srv->ready);
+    srv->ready = NULL;
+    srv->n_ready = srv->ready_cap = 0;
 }
 
 size_t cmd_table_count(const struct cmd_server *srv)
@@ -202,7 +209,10 @@ void cmd_client_deinit(struct cmd_server *srv, struct cmd_client *cl)
         cl->next->prev = cl->prev;
     }
     cl->prev = cl->next = NULL;
-    cmd_multi_client_free(srv, cl);
+    cmd_block_end(srv, cl);
+    cmd_multi_discard(srv, cl);
+    cmd_records_free(srv, &cl->mq);
+    cmd_records_free(srv, &cl->blk);
     srv->alloc.free(srv->alloc.opaque, cl->name);
     cl->name = NULL;
 }
@@ -313,6 +323,7 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
     int queue, deny;
     char msg[128];
 
+    memset(&call, 0, sizeof(call));
     call.srv = srv;
     call.cl = cl;
     call.out = cl->out;
@@ -361,4 +372,7 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
         return;
     }
     cmd_run(&call, d);
+    if (srv->n_ready > 0) {
+        cmd_block_serve(srv); /* after the whole command (EXEC included), as Redis does */
+    }
 }

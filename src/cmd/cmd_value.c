@@ -73,7 +73,8 @@ void cmd_server_trim(struct cmd_server *srv, size_t keep)
         srv->scratch3_cap = 0;
     }
     for (struct cmd_client *cl = srv->clients; cl != NULL; cl = cl->next) {
-        cmd_multi_trim(srv, cl, keep);
+        cmd_records_trim(srv, &cl->mq, keep);
+        cmd_records_trim(srv, &cl->blk, keep);
     }
 }
 

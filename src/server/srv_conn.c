@@ -104,6 +104,13 @@ void srv_on_accept(struct core_loop *loop, int lfd, void *arg, unsigned events)
 
 void srv_client_close(struct srv *s, struct srv_client *c)
 {
+    if (c->scheduled) {
+        struct srv_client **pp = &s->sched;
+        while (*pp != c) {
+            pp = &(*pp)->sched_next;
+        }
+        *pp = c->sched_next;
+    }
     core_loop_del(s->loop, c->conn.fd);
     s->net_in += c->conn.n_in;
     s->net_out += c->conn.n_out;
@@ -210,7 +217,8 @@ static int process_input(struct srv *s, struct srv_client *c)
     c->cmd.out = &o;
 
     while (core_buf_pending(&c->conn.in) > 0 &&
-           !(c->cmd.flags & (CMD_CLIENT_CLOSE_AFTER_REPLY | CMD_CLIENT_CLOSE_ASAP))) {
+           !(c->cmd.flags &
+             (CMD_CLIENT_CLOSE_AFTER_REPLY | CMD_CLIENT_CLOSE_ASAP | CMD_CLIENT_BLOCKED))) {
         size_t used = 0;
         lim.unauthenticated = !(c->cmd.flags & CMD_CLIENT_AUTHED);
         int st = resp_parse_request(&c->req, c->conn.in.p + c->conn.in.off,
@@ -280,6 +288,15 @@ static void on_client_event(struct core_loop *loop, int fd, void *arg, unsigned 
             srv_client_close(s, c);
             return;
         }
+        if ((c->cmd.flags & CMD_CLIENT_BLOCKED) &&
+            core_buf_pending(&c->conn.in) > s->cfg.client_query_buffer_limit) {
+            /* Nothing is parsed while it waits: the limit is checked here instead. */
+            core_log(CORE_LOG_WARNING,
+                     "Closing client that reached max query buffer length: id=%llu addr=%s",
+                     (unsigned long long)c->cmd.id, c->cmd.addr);
+            srv_client_close(s, c);
+            return;
+        }
         if (got == want && want == c->read_want && c->read_want < SRV_READ_STREAM) {
             c->read_want *= 2;
         } else if (got < SRV_READ_CHUNK / 2) {
@@ -322,5 +339,71 @@ void srv_clients_sweep(struct srv *s, int64_t now_ms)
             core_buf_shrink(&c->conn.out, SRV_IDLE_BUF_KEEP);
         }
         cl = next;
+    }
+}
+
+/* ---- replies outside a client's own commands (blocked clients) ---------------------------- */
+
+struct resp_out *srv_client_out(void *srv, struct cmd_client *cl)
+{
+    struct srv_client *c = srv_client_of(cl);
+
+    (void)srv;
+    core_buf_compact(&c->conn.out);
+    c->bout.p = c->conn.out.p;
+    c->bout.len = c->conn.out.len;
+    c->bout.cap = c->conn.out.cap;
+    c->bout.grow = out_grow;
+    c->bout.owner = &c->conn.out;
+    c->bout.proto = cl->resp;
+    c->bout.err = 0;
+    return &c->bout;
+}
+
+void srv_client_out_done(void *srv, struct cmd_client *cl)
+{
+    struct srv *s = srv;
+    struct srv_client *c = srv_client_of(cl);
+
+    c->conn.out.len = c->bout.len;
+    if (c->bout.err) {
+        cl->flags |= CMD_CLIENT_CLOSE_ASAP;
+    }
+    if (!c->scheduled) {
+        c->scheduled = 1;
+        c->sched_next = s->sched;
+        s->sched = c;
+    }
+}
+
+void srv_clients_resume(struct srv *s)
+{
+    int64_t now = core_time_unix_ms();
+
+    cmd_block_timeouts(&s->cmd, now);
+    cmd_block_serve(&s->cmd);
+    while (s->sched != NULL) {
+        struct srv_client *c = s->sched;
+
+        s->sched = c->sched_next;
+        c->scheduled = 0;
+        if (c->cmd.flags & CMD_CLIENT_CLOSE_ASAP) {
+            srv_client_close(s, c);
+            continue;
+        }
+        /* Commands it pipelined behind the blocking one run now (they may block it again,
+         * or serve others, which schedules them in turn). */
+        if (!(c->cmd.flags & CMD_CLIENT_BLOCKED) && core_buf_pending(&c->conn.in) > 0) {
+            c->cmd.last_ms = now;
+            if (process_input(s, c) != 0) {
+                srv_client_close(s, c);
+                continue;
+            }
+        }
+        if (c->cmd.flags & CMD_CLIENT_CLOSE_ASAP) {
+            srv_client_close(s, c);
+            continue;
+        }
+        (void)flush_client(s, c);
     }
 }

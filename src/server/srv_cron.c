@@ -48,6 +48,17 @@ int srv_poll_timeout_ms(const struct srv *s)
 {
     int cron = srv_cron_timeout_ms(s);
 
+    if (s->sched != NULL) {
+        return 0; /* clients to resume (srv_clients_resume) */
+    }
+    if (s->cmd.block_next_deadline != 0) {
+        /* Wake for the earliest blocked client's timeout. */
+        int64_t left = s->cmd.block_next_deadline - core_time_unix_ms();
+        if (left < cron) {
+            cron = left < 0 ? 0 : (int)left;
+        }
+    }
+
     if (!cmd_compress_pending(&s->cmd) || cmd_memory_near_limit(&s->cmd)) {
         return cron; /* nothing to do, or only the cron may do it (srv_cron) */
     }

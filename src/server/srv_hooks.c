@@ -234,4 +234,6 @@ void srv_hooks_install(struct srv *s)
     h->log_warning = hook_log_warning;
     h->mem_used = hook_mem_used;
     h->trim_buffers = hook_trim_buffers;
+    h->client_out = srv_client_out;
+    h->client_out_done = srv_client_out_done;
 }

@@ -44,6 +44,12 @@ struct srv_client {
     int64_t soft_since_ms;     /* when the output soft limit was first exceeded; 0 = not */
     int writing;               /* 1 when the loop watches for writability */
     uint32_t read_want;        /* bytes the next read asks for (SRV_READ_CHUNK..STREAM) */
+    /* A reply written outside the client's own commands (cmd hooks client_out and
+     * client_out_done: a blocked client served or timed out): the view on conn.out, and the
+     * list of clients to flush and resume at the next turn of the loop (srv_clients_resume). */
+    struct resp_out bout;
+    int scheduled;
+    struct srv_client *sched_next;
 };
 
 /* Snapshot state (srv_persist.c). */
@@ -80,6 +86,7 @@ struct srv {
     int idle;                      /* 1 after a poll that waited and found no event */
     struct srv_persist persist;    /* snapshots */
     int stop;                      /* 1 once shutdown is decided */
+    struct srv_client *sched;      /* clients to resume (srv_client.scheduled), borrowed */
     int exit_code;
 };
 
@@ -89,6 +96,13 @@ void srv_client_close(struct srv *s, struct srv_client *c);
 void srv_close_all_clients(struct srv *s);
 /* Applies CLOSE_ASAP marks and output limits across all clients. */
 void srv_clients_sweep(struct srv *s, int64_t now_ms);
+/* After every poll: times out blocked clients, serves what cron's changes made ready, then
+ * flushes the clients that got a reply outside their own commands and runs the commands
+ * they pipelined behind a blocking one. */
+void srv_clients_resume(struct srv *s);
+/* cmd hooks client_out and client_out_done (see struct cmd_hooks). */
+struct resp_out *srv_client_out(void *srv, struct cmd_client *cl);
+void srv_client_out_done(void *srv, struct cmd_client *cl);
 
 /* srv_hooks.c */
 void srv_hooks_install(struct srv *s);

@@ -275,6 +275,7 @@ int main(int argc, char **argv)
                 core_log(CORE_LOG_WARNING, "epoll_wait failed: %s", strerror(errno));
                 break;
             }
+            srv_clients_resume(&s);
             srv_idle(&s, n);
             srv_cron(&s);
         }

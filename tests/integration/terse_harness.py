@@ -565,6 +565,58 @@ class Differ:
 
 
 
+# ---- scripts over several connections -----------------------------------------------------
+
+def clients_replies(server, script):
+    """Runs script on named raw connections to server (opened as first named) and returns the
+    replies in order. A step is (who, *args): who "a" sends args and reads the reply; "a>"
+    only sends them (a blocking command); "a<" reads one reply (what "a>" waits for);
+    ("sleep", seconds) waits. A reply that does not come within REPLY_TIMEOUT_S is recorded
+    as b"<no reply>" and that connection is dropped."""
+    conns = {}
+    out = []
+    try:
+        for who, *args in script:
+            if who == "sleep":
+                time.sleep(args[0])
+                continue
+            name, op = who.rstrip("<>"), who[len(who.rstrip("<>")):]
+            if name not in conns:
+                conns[name] = server.raw()
+            c = conns[name]
+            if c is None:
+                out.append(b"<closed>")
+                continue
+            if op != "<":
+                c.send(encode(*args))
+            if op == ">":
+                continue
+            try:
+                out.append(c.read_reply())
+            except (ReplyTimeout, ConnectionClosed) as e:
+                out.append(b"<no reply: %s>" % type(e).__name__.encode())
+                c.close()
+                conns[name] = None
+        return out
+    finally:
+        for c in conns.values():
+            if c is not None:
+                c.close()
+
+
+def compare_clients(t, r, script, norm=None):
+    """clients_replies on terse and on redis-server; fails with a table unless every reply is
+    the same (after norm, when given). Returns terse's replies."""
+    tr = clients_replies(t, script)
+    rr = clients_replies(r, script)
+    steps = [st for st in script if st[0] != "sleep" and not st[0].endswith(">")]
+    same = [(norm(a) == norm(b)) if norm else a == b for a, b in zip(tr, rr)]
+    if not all(same) or len(tr) != len(rr):
+        rows = [(" ".join(map(str, st)), a, b, ok) for st, a, b, ok in zip(steps, tr, rr, same)]
+        _fail("terse and redis-server replied differently:\n" + format_table(rows))
+    return tr
+
+
 # ---- keyspace and norms shared by the suites ----------------------------------------------
 
 def flush(server):

@@ -330,14 +330,6 @@ def test_wrong_arity(diff):
              title="wrong arity")
 
 
-def test_blocking_commands_are_unknown(terse):
-    """BLPOP and friends need clients that wait: terse does not build them (cmd_list.c)."""
-    with terse.raw() as c:
-        for name in ("BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "BLMPOP"):
-            reply = c.call(name, "l", "0")
-            assert reply.startswith(b"-ERR unknown command"), (name, reply)
-
-
 WHY_SPECS = "key specs come from cmd_meta.c, compared in test_command_docs_after_meta"
 
 

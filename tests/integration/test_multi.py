@@ -2,11 +2,9 @@
 
 The single-connection sequences go through the Differ. WATCH needs a second client that
 changes keys between WATCH and EXEC, so those scripts run on two raw connections per server,
-interleaved the same way on both, and the two servers' replies are compared step by step.
+interleaved the same way on both (terse_harness.compare_clients).
 Servers of the tests' own (pair) where CONFIG SET or DEBUG would leak into other tests.
 """
-
-import time
 
 import pytest
 
@@ -50,34 +48,6 @@ def test_multi_resp3(diff):
         Step("WATCH", "h"), Step("HSET", "h", "f", "w"), Step("MULTI"), Step("PING"),
         Step("EXEC"),  # null in RESP3: _
     ])
-
-
-def _two_client_replies(server, script):
-    """Runs script, a list of (who, args...) with who "a" or "b", on two raw connections to
-    server; returns the replies in order."""
-    conns = {"a": server.raw(), "b": server.raw()}
-    try:
-        out = []
-        for who, *args in script:
-            if who == "sleep":
-                time.sleep(args[0])
-                continue
-            out.append(conns[who].call(*args))
-        return out
-    finally:
-        for c in conns.values():
-            c.close()
-
-
-def _compare_two_clients(t, r, script):
-    tr = _two_client_replies(t, script)
-    rr = _two_client_replies(r, script)
-    steps = [s for s in script if s[0] != "sleep"]
-    rows = [(" ".join(map(str, s)), a, b, a == b) for s, a, b in zip(steps, tr, rr)]
-    if tr != rr:
-        pytest.fail("terse and redis-server replied differently:\n" + h.format_table(rows),
-                    pytrace=False)
-    return tr
 
 
 def _watch_round(key_setup, change, watch=("k",)):
@@ -132,12 +102,12 @@ WATCH_CASES = [
 @pytest.mark.parametrize("name,setup,change", WATCH_CASES, ids=[c[0] for c in WATCH_CASES])
 def test_watch_touches_as_redis(pair, name, setup, change):
     t, r, _ = pair()
-    _compare_two_clients(t, r, _watch_round(setup, change, watch=("k", "j")))
+    h.compare_clients(t, r, _watch_round(setup, change, watch=("k", "j")))
 
 
 def test_watch_cleared_by_exec_discard_and_kept_across_dbs(pair):
     t, r, _ = pair()
-    _compare_two_clients(t, r, [
+    h.compare_clients(t, r, [
         # After EXEC (failed or not) nothing stays watched.
         ("a", "SET", "k", "1"), ("a", "WATCH", "k"), ("b", "SET", "k", "2"),
         ("a", "MULTI"), ("a", "EXEC"), ("b", "SET", "k", "3"), ("a", "MULTI"), ("a", "PING"),
@@ -163,7 +133,7 @@ def test_watch_and_expiry(pair):
     cycle): a change. SWAPDB bringing or swapping stale keys: no change."""
     t, r, _ = pair(DEBUG_ARGS)
     lazy = [("a", "DEBUG", "SET-ACTIVE-EXPIRE", "0")]
-    _compare_two_clients(t, r, lazy + [
+    h.compare_clients(t, r, lazy + [
         ("a", "SET", "x", "1", "PX", "1"), ("sleep", 0.02), ("a", "WATCH", "x"),
         ("a", "MULTI"), ("a", "PING"), ("a", "EXEC"),
         ("a", "SET", "x", "1", "PX", "1"), ("sleep", 0.02), ("a", "WATCH", "x"),
@@ -189,7 +159,7 @@ def test_multi_under_maxmemory(pair):
     """Over maxmemory, any command queued gets -OOM and dooms the transaction; EXEC of a queue
     holding a write is refused with EXECABORT; one of reads only runs; DISCARD always works."""
     t, r, _ = pair()
-    _compare_two_clients(t, r, [
+    h.compare_clients(t, r, [
         ("a", "SET", "x", "v"),
         ("a", "MULTI"), ("a", "SET", "y", "1"), ("a", "GET", "x"),
         ("b", "CONFIG", "SET", "maxmemory", "1"), ("a", "EXEC"),
