@@ -12,6 +12,7 @@
 #include "codec/codec_sha1.h"
 #include "store/store_hash.h"
 #include "store/store_list.h"
+#include "store/store_zset.h"
 #include "terse/status.h"
 
 _Static_assert(CMD_DIGEST_LEN == CODEC_SHA1_LEN, "a digest is one SHA-1");
@@ -103,6 +104,32 @@ static int list_part(const uint8_t *form, size_t len, uint8_t d[CMD_DIGEST_LEN])
     return rc == 0 ? TERSE_OK : TERSE_ECORRUPT;
 }
 
+/* A zset, as Redis's debug.c digests one, in no order: each member and its score (spelled
+ * "%.17g") mixed into a digest of their own, the members' digests xored together. */
+static int zset_part(const uint8_t *form, size_t len, uint8_t d[CMD_DIGEST_LEN])
+{
+    struct store_hash_it it;
+    struct store_hash_kv kv;
+    uint64_t n;
+    int rc;
+
+    if (store_hash_open(form, len, &it, &n) != TERSE_OK) {
+        return TERSE_ECORRUPT;
+    }
+    while ((rc = store_hash_next(&it, &kv)) == 1) {
+        uint8_t el[CMD_DIGEST_LEN] = {0};
+        char buf[CMD_SCORE_STR_MAX];
+
+        if (kv.vlen != STORE_ZSET_SCORE_LEN) {
+            return TERSE_ECORRUPT;
+        }
+        digest_mix(el, kv.f, kv.flen);
+        digest_mix(el, buf, cmd_format_score(buf, store_zset_score(kv.v)));
+        digest_xor(d, el, sizeof(el));
+    }
+    return rc == 0 ? TERSE_OK : TERSE_ECORRUPT;
+}
+
 /* Mixes the value part of e (type, original bytes, expiry mark) into d. */
 static int value_part(struct cmd_call *c, const struct store_entry *e, uint8_t d[CMD_DIGEST_LEN])
 {
@@ -132,8 +159,10 @@ static int value_part(struct cmd_call *c, const struct store_entry *e, uint8_t d
         rc = fields_part(p, len, false, d);
         break;
     case STORE_TYPE_ZSET:
+        rc = zset_part(p, len, d);
+        break;
     case STORE_TYPE_STREAM:
-        rc = TERSE_EINVAL; /* no command creates these types yet */
+        rc = TERSE_EINVAL; /* no command creates this type yet */
         break;
     }
     if (rc != TERSE_OK) {
