@@ -73,16 +73,25 @@ int cmd_zset_read(struct cmd_call *c, const struct resp_slice *key, int for_writ
                   const struct store_entry **e, struct store_zset_el **a, size_t *n)
 {
     const uint8_t *form;
-    uint64_t count = 0;
     size_t len;
-    int st;
 
     *a = NULL;
     *n = 0;
     if (cmd_value_read_form(c, key, STORE_TYPE_ZSET, for_write, e, &form, &len) != 0) {
         return -1;
     }
-    st = *e == NULL ? TERSE_OK : store_zset_count(form, len, &count);
+    return cmd_zset_decode_or_reply(c, key, form, len, extra, a, n);
+}
+
+int cmd_zset_decode_or_reply(struct cmd_call *c, const struct resp_slice *key,
+                             const uint8_t *form, size_t len, size_t extra,
+                             struct store_zset_el **a, size_t *n)
+{
+    uint64_t count = 0;
+    int st;
+
+    *n = 0;
+    st = len == 0 ? TERSE_OK : store_zset_count(form, len, &count);
     if (st == TERSE_OK && count > len) {
         st = TERSE_ECORRUPT; /* every element takes more than a byte */
     }
@@ -101,11 +110,17 @@ int cmd_zset_read(struct cmd_call *c, const struct resp_slice *key, int for_writ
     return 0;
 }
 
-int cmd_zset_commit(struct cmd_call *c, const struct resp_slice *key,
-                    const struct store_zset_el *a, size_t n, bool table)
+int cmd_zset_commit(struct cmd_call *c, const struct resp_slice *key, struct store_zset_el *a,
+                    size_t n, bool table)
 {
     size_t len = 0, size;
     int st;
+
+    for (size_t i = 0; i < n && !table; i++) {
+        if (a[i].score == 0) {
+            a[i].score = 0.0; /* -0 too: Redis's listpack holds it as the integer 0 */
+        }
+    }
 
     if (n == 0) {
         (void)store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,

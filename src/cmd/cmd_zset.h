@@ -46,14 +46,22 @@ int cmd_zset_form_is_table(const struct cmd_server *srv, const uint8_t *form, si
 int cmd_zset_read(struct cmd_call *c, const struct resp_slice *key, int for_write, size_t extra,
                   const struct store_entry **e, struct store_zset_el **a, size_t *n);
 
+/* Decodes the form (len bytes, decoded from key's value; NULL, 0 for none) into *a in scratch3
+ * as cmd_zset_read does. 0, or -1 when it replied (CORRUPT, an error for a status). */
+int cmd_zset_decode_or_reply(struct cmd_call *c, const struct resp_slice *key,
+                             const uint8_t *form, size_t len, size_t extra,
+                             struct store_zset_el **a, size_t *n);
+
 /*
  * Stores a[0..n) (store_zset_cmp order, distinct members) as key's zset in the client's db,
- * keeping any expiry; n == 0 deletes the key. table: the encoding mark (cmd_zset_encoding).
+ * keeping any expiry; n == 0 deletes the key. table: the encoding mark (cmd_zset_encoding);
+ * when false a score of -0 becomes 0, as Redis's listpack stores it (an integer 0), while a
+ * skiplist keeps the sign.
  * a may point into scratch and scratch3, not scratch2. TERSE_OK or a status for
  * cmd_value_reply_bad.
  */
-int cmd_zset_commit(struct cmd_call *c, const struct resp_slice *key,
-                    const struct store_zset_el *a, size_t n, bool table);
+int cmd_zset_commit(struct cmd_call *c, const struct resp_slice *key, struct store_zset_el *a,
+                    size_t n, bool table);
 
 /* The longest member of a[0..n), in bytes (for cmd_zset_is_table). */
 size_t cmd_zset_max_len(const struct store_zset_el *a, size_t n);

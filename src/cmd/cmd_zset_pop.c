@@ -89,14 +89,9 @@ static void zpop(struct cmd_call *c, bool max)
         cmd_reply_err(c, CMD_ERR_SYNTAX);
         return;
     }
-    if (c->argc == 3) {
-        if (cmd_ll_or_reply(c, 2, &count, NULL) != 0) {
-            return;
-        }
-        if (count < 0) {
-            cmd_reply_err(c, ERR_NOT_POSITIVE);
-            return;
-        }
+    if (c->argc == 3 && (!cmd_parse_ll(c->argv[2].p, c->argv[2].len, &count) || count < 0)) {
+        cmd_reply_err(c, ERR_NOT_POSITIVE); /* Redis words a non-integer the same way */
+        return;
     }
     pop_generic(c, 1, 1, count,
                 (struct pop_how){max, c->out->proto >= 3 && count != -1, false});
@@ -167,12 +162,21 @@ void cmd_zset_zrandmember(struct cmd_call *c)
         cmd_elems_rand_reply_none(c, c->argc >= 3);
         return;
     }
-    if (cmd_elems_open_or_reply(c, form, len, &it, &n) == 0) {
-        /* Redis 7.0 answers a count of 1 as it does a negative count (its "case 1"). */
-        cmd_elems_rand_reply(c, form, len, n, c->argc == 2, l == 1 ? -1 : l,
-                             withscores ? CMD_ELEMS_VAL_SCORE : CMD_ELEMS_VAL_NONE,
-                             ERR_RAND_REPLY);
+    if (cmd_elems_open_or_reply(c, form, len, &it, &n) != 0) {
+        return;
     }
+    if (c->argc >= 3 && l > 1 && (uint64_t)l >= n) {
+        /* Redis's "case 2": the whole zset, as its iterator walks it, from the highest. */
+        struct store_zset_el *a;
+        size_t got;
+        if (cmd_zset_decode_or_reply(c, &c->argv[1], form, len, 0, &a, &got) == 0) {
+            cmd_zset_reply_els(c, a, got, true, withscores);
+        }
+        return;
+    }
+    /* Redis 7.0 answers a count of 1 as it does a negative count (its "case 1"). */
+    cmd_elems_rand_reply(c, form, len, n, c->argc == 2, l == 1 ? -1 : l,
+                         withscores ? CMD_ELEMS_VAL_SCORE : CMD_ELEMS_VAL_NONE, ERR_RAND_REPLY);
 }
 
 /* ZSCAN key cursor [MATCH pattern] [COUNT count] (cmd_elems_scan) */

@@ -225,7 +225,7 @@ static void rank_run(long long start, long long end, size_t n, bool rev, size_t 
 /* ---- ZRANGE and its forms ----------------------------------------------------------------- */
 
 /* Stores a[0..cnt) at argv[1] in place of what was there (0: deletes it), replies the count. */
-static void store_run(struct cmd_call *c, const struct store_zset_el *a, size_t cnt)
+static void store_run(struct cmd_call *c, struct store_zset_el *a, size_t cnt)
 {
     const struct resp_slice *dst = &c->argv[1];
     int st;
