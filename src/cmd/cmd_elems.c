@@ -313,6 +313,43 @@ int cmd_elems_rand_args_or_reply(struct cmd_call *c, const char *with_word, long
     return 0;
 }
 
+int cmd_elems_mpop_args_or_reply(struct cmd_call *c, const char *end_a, const char *end_b,
+                                 size_t *nkeys, bool *is_a, long long *count)
+{
+    long long numkeys;
+    size_t where;
+
+    *count = 1;
+    if (!cmd_parse_ll(c->argv[1].p, c->argv[1].len, &numkeys) || numkeys < 1) {
+        cmd_reply_err(c, "ERR numkeys should be greater than 0");
+        return -1;
+    }
+    if ((unsigned long long)numkeys >= c->argc - 2) {
+        cmd_reply_err(c, CMD_ERR_SYNTAX);
+        return -1;
+    }
+    where = 2 + (size_t)numkeys;
+    *is_a = cmd_arg_is(c, where, end_a);
+    if (!*is_a && !cmd_arg_is(c, where, end_b)) {
+        cmd_reply_err(c, CMD_ERR_SYNTAX);
+        return -1;
+    }
+    for (size_t j = where + 1; j < c->argc; j++) {
+        if (j == where + 1 && j + 1 < c->argc && cmd_arg_is(c, j, "count")) {
+            j++;
+            if (!cmd_parse_ll(c->argv[j].p, c->argv[j].len, count) || *count < 1) {
+                cmd_reply_err(c, "ERR count should be greater than 0");
+                return -1;
+            }
+        } else {
+            cmd_reply_err(c, CMD_ERR_SYNTAX);
+            return -1;
+        }
+    }
+    *nkeys = (size_t)numkeys;
+    return 0;
+}
+
 void cmd_elems_rand_reply_none(struct cmd_call *c, bool with_count)
 {
     if (with_count) {

@@ -99,6 +99,13 @@ int cmd_elems_rand_count_or_reply(struct cmd_call *c, size_t argi, long long *co
 int cmd_elems_rand_args_or_reply(struct cmd_call *c, const char *with_word, long long *count,
                                  bool *with);
 
+/* The arguments of LMPOP and ZMPOP numkeys key [key ...] end_a|end_b [COUNT count] (end_a,
+ * end_b: "left", "right" or "min", "max"): *nkeys (the keys from argv[2]), *is_a (end_a was
+ * given) and *count (1 when not given). 0, or -1 when it replied, with Redis's texts and
+ * order: numkeys, the end, then the options (COUNT once). */
+int cmd_elems_mpop_args_or_reply(struct cmd_call *c, const char *end_a, const char *end_b,
+                                 size_t *nkeys, bool *is_a, long long *count);
+
 /* The answer of HRANDFIELD or SRANDMEMBER when there is nothing to pick: an empty array when
  * a count was given (with_count), else null. */
 void cmd_elems_rand_reply_none(struct cmd_call *c, bool with_count);

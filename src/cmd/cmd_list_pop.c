@@ -19,14 +19,13 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "cmd/cmd_elems.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
 
 #define ERR_POSITIVE "ERR value is out of range, must be positive"
-#define ERR_NUMKEYS "ERR numkeys should be greater than 0"
-#define ERR_MPOP_COUNT "ERR count should be greater than 0"
 
 /* ---- pops ---------------------------------------------------------------------------------- */
 
@@ -175,38 +174,14 @@ void cmd_list_rpop(struct cmd_call *c)
 /* LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count] */
 void cmd_list_lmpop(struct cmd_call *c)
 {
-    long long numkeys, count = -1;
-    size_t where_idx;
+    long long count;
+    size_t nkeys;
     bool left;
 
-    if (!cmd_parse_ll(c->argv[1].p, c->argv[1].len, &numkeys) || numkeys < 1) {
-        cmd_reply_err(c, ERR_NUMKEYS);
+    if (cmd_elems_mpop_args_or_reply(c, "left", "right", &nkeys, &left, &count) != 0) {
         return;
     }
-    if ((unsigned long long)numkeys >= c->argc - 2) {
-        cmd_reply_err(c, CMD_ERR_SYNTAX);
-        return;
-    }
-    where_idx = 2 + (size_t)numkeys;
-    if (cmd_arg_is(c, where_idx, "left") || cmd_arg_is(c, where_idx, "right")) {
-        left = cmd_arg_is(c, where_idx, "left");
-    } else {
-        cmd_reply_err(c, CMD_ERR_SYNTAX);
-        return;
-    }
-    for (size_t j = where_idx + 1; j < c->argc; j++) {
-        if (count == -1 && j + 1 < c->argc && cmd_arg_is(c, j, "count")) {
-            j++;
-            if (!cmd_parse_ll(c->argv[j].p, c->argv[j].len, &count) || count < 1) {
-                cmd_reply_err(c, ERR_MPOP_COUNT);
-                return;
-            }
-        } else {
-            cmd_reply_err(c, CMD_ERR_SYNTAX);
-            return;
-        }
-    }
-    for (size_t j = 2; j < where_idx; j++) {
+    for (size_t j = 2; j < 2 + nkeys; j++) {
         const struct store_entry *e;
         const uint8_t *form;
         size_t len;
@@ -217,7 +192,7 @@ void cmd_list_lmpop(struct cmd_call *c)
         }
         if (e != NULL) {
             (void)pop_and_store(c, &c->argv[j], form, len, n, left,
-                                count == -1 ? 1 : (uint64_t)count, false, true);
+                                (uint64_t)count, false, true);
             return;
         }
     }

@@ -15,8 +15,6 @@
 #include "terse/status.h"
 
 #define ERR_NOT_POSITIVE "ERR value is out of range, must be positive"
-#define ERR_NUMKEYS "ERR numkeys should be greater than 0"
-#define ERR_COUNT "ERR count should be greater than 0"
 #define ERR_RAND_REPLY "ERR ZRANDMEMBER reply would pass 1 GiB"
 
 /* How a pop replies (Redis's use_nested_array, emitkey, reply_nil_when_empty). */
@@ -110,37 +108,13 @@ void cmd_zset_zpopmax(struct cmd_call *c)
 /* ZMPOP numkeys key [key ...] MIN|MAX [COUNT count] */
 void cmd_zset_zmpop(struct cmd_call *c)
 {
-    long long numkeys, count = -1;
-    size_t where;
-    bool max;
+    long long count;
+    size_t nkeys;
+    bool min;
 
-    if (!cmd_parse_ll(c->argv[1].p, c->argv[1].len, &numkeys) || numkeys < 1) {
-        cmd_reply_err(c, ERR_NUMKEYS);
-        return;
+    if (cmd_elems_mpop_args_or_reply(c, "min", "max", &nkeys, &min, &count) == 0) {
+        pop_generic(c, 2, nkeys, count, (struct pop_how){!min, true, true});
     }
-    if ((unsigned long long)numkeys >= c->argc - 2) {
-        cmd_reply_err(c, CMD_ERR_SYNTAX);
-        return;
-    }
-    where = 2 + (size_t)numkeys;
-    max = cmd_arg_is(c, where, "max");
-    if (!max && !cmd_arg_is(c, where, "min")) {
-        cmd_reply_err(c, CMD_ERR_SYNTAX);
-        return;
-    }
-    for (size_t j = where + 1; j < c->argc; j++) {
-        if (count == -1 && cmd_arg_is(c, j, "count") && j + 1 < c->argc) {
-            j++;
-            if (!cmd_parse_ll(c->argv[j].p, c->argv[j].len, &count) || count < 1) {
-                cmd_reply_err(c, ERR_COUNT);
-                return;
-            }
-        } else {
-            cmd_reply_err(c, CMD_ERR_SYNTAX);
-            return;
-        }
-    }
-    pop_generic(c, 2, (size_t)numkeys, count == -1 ? 1 : count, (struct pop_how){max, true, true});
 }
 
 /* ZRANDMEMBER key [count [WITHSCORES]] */

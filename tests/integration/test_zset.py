@@ -471,17 +471,8 @@ def view(s):
 
 
 def test_zsets_survive_save_and_restart(terse_binary, oracle_binary, tmp_path):
-    views = {}
-    for kind, binary in (("redis", oracle_binary), ("terse", terse_binary)):
-        pdir = str(tmp_path / kind)
-        with th.debug_server(binary, pdir, kind + "-a") as (s, c):
-            fill(c)
-            before = view(s)
-            digest = c.execute_command("DEBUG", "DIGEST")
-            assert c.save() is True
-        with th.debug_server(binary, pdir, kind + "-b") as (s, c):
-            after = view(s)
-            assert c.execute_command("DEBUG", "DIGEST") == digest, kind
-            views[kind] = (before, after)
-    for i in range(2):
-        assert views["terse"][i] == views["redis"][i]
+    views = th.save_restart_views(terse_binary, oracle_binary, tmp_path, fill, view)
+    for i, when in enumerate(("before SAVE", "after the restart")):
+        want, got = views["redis"][i], views["terse"][i]
+        assert got == want, "%s: %r" % (when, {k: (got[k], want[k]) for k in want
+                                               if got.get(k) != want[k]})
