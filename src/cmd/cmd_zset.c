@@ -1,7 +1,7 @@
 /*
  * cmd_zset: the sorted-set read and commit steps the family shares, the encoding Redis would
- * give a zset, the single-member commands (ZADD, ZINCRBY, ZREM, ZCARD, ZSCORE, ZMSCORE,
- * ZRANK, ZREVRANK) and the family's command table. See cmd_zset.h for the files and buffers.
+ * give a zset, the single-member writes (ZADD, ZINCRBY, ZREM; the single-member reads are
+ * in cmd_zset_read.c) and the family's command table. See cmd_zset.h for the files and buffers.
  *
  * A zset is one codec value: its members and scores in the store_zset.h form, in Redis's
  * order, compressed and checksummed like a string, verified on every read. A write decodes it
@@ -65,6 +65,16 @@ size_t cmd_zset_max_len(const struct store_zset_el *a, size_t n)
         max = a[i].mlen > max ? a[i].mlen : max;
     }
     return max;
+}
+
+size_t cmd_zset_find(const struct store_zset_el *a, size_t n, const uint8_t *m, size_t mlen)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].mlen == mlen && (mlen == 0 || memcmp(a[i].m, m, mlen) == 0)) {
+            return i;
+        }
+    }
+    return n;
 }
 
 /* ---- read and commit ---------------------------------------------------------------------- */
@@ -179,17 +189,6 @@ enum zadd_flags {
     ZADD_CH = 1 << 5
 };
 
-/* The index of member m in a[0..n), or n when absent. */
-static size_t find_member(const struct store_zset_el *a, size_t n, const uint8_t *m, size_t mlen)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (a[i].mlen == mlen && (mlen == 0 || memcmp(a[i].m, m, mlen) == 0)) {
-            return i;
-        }
-    }
-    return n;
-}
-
 static void remove_at(struct store_zset_el *a, size_t *n, size_t i)
 {
     memmove(&a[i], &a[i + 1], (*n - i - 1) * sizeof(*a));
@@ -213,7 +212,7 @@ enum zadd_out { ZADD_OUT_NOP, ZADD_OUT_ADDED, ZADD_OUT_UPDATED, ZADD_OUT_SAME, Z
 static enum zadd_out zadd_one(struct store_zset_el *a, size_t *n, unsigned flags, double *score,
                               const struct resp_slice *m)
 {
-    size_t i = find_member(a, *n, m->p, m->len);
+    size_t i = cmd_zset_find(a, *n, m->p, m->len);
     struct store_zset_el el = {m->p, m->len, *score};
 
     if (i == *n) {
@@ -352,7 +351,7 @@ static void zset_zincrby(struct cmd_call *c)
     zadd_generic(c, ZADD_INCR);
 }
 
-/* ---- ZREM, ZCARD, ZSCORE, ZMSCORE, ZRANK ------------------------------------------------- */
+/* ---- ZREM ---------------------------------------------------------------------------------- */
 
 /* ZREM key member [member ...] */
 static void zset_zrem(struct cmd_call *c)
@@ -366,7 +365,7 @@ static void zset_zrem(struct cmd_call *c)
         return;
     }
     for (size_t j = 2; j < c->argc && n > 0; j++) {
-        size_t i = find_member(a, n, c->argv[j].p, c->argv[j].len);
+        size_t i = cmd_zset_find(a, n, c->argv[j].p, c->argv[j].len);
         if (i < n) {
             remove_at(a, &n, i);
             deleted++;
@@ -380,103 +379,6 @@ static void zset_zrem(struct cmd_call *c)
         return;
     }
     resp_write_int(c->out, (long long)deleted);
-}
-
-static void zset_zcard(struct cmd_call *c)
-{
-    cmd_elems_card(c, STORE_TYPE_ZSET);
-}
-
-/* The score of member in form: 1, 0 when absent, or TERSE_ECORRUPT. */
-static int score_of(const uint8_t *form, size_t len, const struct resp_slice *m, double *score)
-{
-    struct store_hash_kv kv;
-    int rc = store_hash_find(form, len, m->p, m->len, &kv);
-
-    if (rc == 1) {
-        if (kv.vlen != STORE_ZSET_SCORE_LEN) {
-            return TERSE_ECORRUPT;
-        }
-        *score = store_zset_score(kv.v);
-    }
-    return rc;
-}
-
-/* ZSCORE key member */
-static void zset_zscore(struct cmd_call *c)
-{
-    const struct store_entry *e;
-    const uint8_t *form;
-    size_t len;
-    double score = 0;
-    int rc;
-
-    if (cmd_value_read_form(c, &c->argv[1], STORE_TYPE_ZSET, 0, &e, &form, &len) != 0) {
-        return;
-    }
-    rc = e == NULL ? 0 : score_of(form, len, &c->argv[2], &score);
-    if (rc < 0) {
-        cmd_value_reply_bad(c, &c->argv[1], rc);
-    } else if (rc == 0) {
-        resp_write_null(c->out);
-    } else {
-        resp_write_double(c->out, score);
-    }
-}
-
-/* ZMSCORE key member [member ...] */
-static void zset_zmscore(struct cmd_call *c)
-{
-    const struct store_entry *e;
-    const uint8_t *form;
-    size_t len, mark;
-    double score = 0;
-
-    if (cmd_value_read_form(c, &c->argv[1], STORE_TYPE_ZSET, 0, &e, &form, &len) != 0) {
-        return;
-    }
-    mark = c->out->len;
-    resp_write_array(c->out, c->argc - 2);
-    for (size_t j = 2; j < c->argc; j++) {
-        int rc = e == NULL ? 0 : score_of(form, len, &c->argv[j], &score);
-        if (rc < 0) {
-            cmd_elems_withdraw(c, mark, rc);
-            return;
-        }
-        if (rc == 0) {
-            resp_write_null(c->out);
-        } else {
-            resp_write_double(c->out, score);
-        }
-    }
-}
-
-/* ZRANK, ZREVRANK key member */
-static void zrank_generic(struct cmd_call *c, bool rev)
-{
-    const struct store_entry *e;
-    struct store_zset_el *a;
-    size_t n, i;
-
-    if (cmd_zset_read(c, &c->argv[1], 0, 0, &e, &a, &n) != 0) {
-        return;
-    }
-    i = find_member(a, n, c->argv[2].p, c->argv[2].len);
-    if (i == n) {
-        resp_write_null(c->out);
-    } else {
-        resp_write_int(c->out, (long long)(rev ? n - 1 - i : i));
-    }
-}
-
-static void zset_zrank(struct cmd_call *c)
-{
-    zrank_generic(c, false);
-}
-
-static void zset_zrevrank(struct cmd_call *c)
-{
-    zrank_generic(c, true);
 }
 
 /* ---- the table ---------------------------------------------------------------------------- */
@@ -500,15 +402,15 @@ const struct cmd_def cmd_zset_defs[] = {
      "Increment the score of a member in a sorted set", "1.2.0", G, NULL},
     {"zrem", -3, CMD_WRITE | CMD_FAST, 1, 1, 1, zset_zrem, ACL_WF,
      "Remove one or more members from a sorted set", "1.2.0", G, NULL},
-    {"zcard", 2, R_FAST, 1, 1, 1, zset_zcard, ACL_RF, "Get the number of members in a sorted set",
+    {"zcard", 2, R_FAST, 1, 1, 1, cmd_zset_zcard, ACL_RF, "Get the number of members in a sorted set",
      "1.2.0", G, NULL},
-    {"zscore", 3, R_FAST, 1, 1, 1, zset_zscore, ACL_RF,
+    {"zscore", 3, R_FAST, 1, 1, 1, cmd_zset_zscore, ACL_RF,
      "Get the score associated with the given member in a sorted set", "1.2.0", G, NULL},
-    {"zmscore", -3, R_FAST, 1, 1, 1, zset_zmscore, ACL_RF,
+    {"zmscore", -3, R_FAST, 1, 1, 1, cmd_zset_zmscore, ACL_RF,
      "Get the score associated with the given members in a sorted set", "6.2.0", G, NULL},
-    {"zrank", 3, R_FAST, 1, 1, 1, zset_zrank, ACL_RF,
+    {"zrank", 3, R_FAST, 1, 1, 1, cmd_zset_zrank, ACL_RF,
      "Determine the index of a member in a sorted set", "2.0.0", G, NULL},
-    {"zrevrank", 3, R_FAST, 1, 1, 1, zset_zrevrank, ACL_RF,
+    {"zrevrank", 3, R_FAST, 1, 1, 1, cmd_zset_zrevrank, ACL_RF,
      "Determine the index of a member in a sorted set, with scores ordered from high to low",
      "2.0.0", G, NULL},
     {"zrange", -4, CMD_READONLY, 1, 1, 1, cmd_zset_zrange, ACL_RS,

@@ -1,8 +1,9 @@
 /*
  * cmd_zset: the sorted-set family (ZADD ... ZINTERCARD), over the zset form (store_zset.h),
  * held as one codec value per key. cmd_zset.c has the read and commit steps, the encoding,
- * the single-member commands and the table; cmd_zset_range.c the ranges (ZRANGE and its
- * older forms, ZRANGESTORE, ZCOUNT, ZLEXCOUNT, ZREMRANGEBY*); cmd_zset_pop.c the pops, the
+ * ZADD, ZINCRBY, ZREM and the table; cmd_zset_read.c ZCARD, ZSCORE, ZMSCORE, ZRANK,
+ * ZREVRANK; cmd_zset_range.c the ranges (ZRANGE and its older forms, ZRANGESTORE, ZCOUNT,
+ * ZLEXCOUNT, ZREMRANGEBY*); cmd_zset_pop.c the pops, the
  * random picks and ZSCAN; cmd_zset_algebra.c ZUNION, ZINTER, ZDIFF, their STORE forms and
  * ZINTERCARD. Everything runs on the worker thread that owns the shard.
  *
@@ -63,6 +64,9 @@ int cmd_zset_decode_or_reply(struct cmd_call *c, const struct resp_slice *key,
 int cmd_zset_commit(struct cmd_call *c, const struct resp_slice *key, struct store_zset_el *a,
                     size_t n, bool table);
 
+/* The index of the member m (mlen bytes) in a[0..n), or n when absent: a linear look. */
+size_t cmd_zset_find(const struct store_zset_el *a, size_t n, const uint8_t *m, size_t mlen);
+
 /* The longest member of a[0..n), in bytes (for cmd_zset_is_table). */
 size_t cmd_zset_max_len(const struct store_zset_el *a, size_t n);
 
@@ -75,6 +79,11 @@ void cmd_zset_reply_els(struct cmd_call *c, const struct store_zset_el *a, size_
  * replied err (NULL: "ERR value is not a valid float"). */
 int cmd_zset_score_or_reply(struct cmd_call *c, size_t argi, double *out, const char *err);
 
+void cmd_zset_zcard(struct cmd_call *c);
+void cmd_zset_zscore(struct cmd_call *c);
+void cmd_zset_zmscore(struct cmd_call *c);
+void cmd_zset_zrank(struct cmd_call *c);
+void cmd_zset_zrevrank(struct cmd_call *c);
 void cmd_zset_zrange(struct cmd_call *c);
 void cmd_zset_zrangestore(struct cmd_call *c);
 void cmd_zset_zrevrange(struct cmd_call *c);
