@@ -211,6 +211,8 @@ struct cmd_settings {
     long long hash_max_listpack_entries; /* hash-max-listpack-entries: OBJECT ENCODING */
     long long hash_max_listpack_value;   /* hash-max-listpack-value: OBJECT ENCODING */
     long long set_max_intset_entries;    /* set-max-intset-entries: OBJECT ENCODING */
+    long long zset_max_listpack_entries; /* zset-max-listpack-entries: OBJECT ENCODING */
+    long long zset_max_listpack_value;   /* zset-max-listpack-value: OBJECT ENCODING */
     char run_id[41];           /* 40 hex chars, random per process start */
 };
 
@@ -403,6 +405,7 @@ extern const struct cmd_def cmd_hash_defs[];
 extern const struct cmd_def cmd_list_defs[];
 extern const struct cmd_def cmd_set_defs[];
 extern const struct cmd_def cmd_multi_defs[];
+extern const struct cmd_def cmd_zset_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);

@@ -12,6 +12,7 @@
 #include "codec/codec_sha1.h"
 #include "store/store_hash.h"
 #include "store/store_list.h"
+#include "store/store_zset.h"
 #include "terse/status.h"
 
 _Static_assert(CMD_DIGEST_LEN == CODEC_SHA1_LEN, "a digest is one SHA-1");
@@ -56,12 +57,20 @@ static const uint32_t digest_obj_type[] = {
     [STORE_TYPE_STRING] = 0, [STORE_TYPE_LIST] = 1, [STORE_TYPE_SET] = 2,
     [STORE_TYPE_ZSET] = 3,   [STORE_TYPE_HASH] = 4, [STORE_TYPE_STREAM] = 6};
 
+/* What a hash form's value is to the digest. */
+enum digest_val {
+    DIGEST_VAL_NONE,  /* a set: members alone */
+    DIGEST_VAL_BYTES, /* a hash: the value's bytes */
+    DIGEST_VAL_SCORE  /* a zset: the score, spelled "%.17g" as Redis's debug.c spells it */
+};
+
 /*
- * A hash or a set (a hash form whose values are empty), as Redis digests one, in no order: a
- * set's members each xored in by their own digest; a hash's field and value mixed into a
- * digest of their own (with_values), the pairs' digests xored together.
+ * A hash, a set or a zset (each a hash form: store_hash.h, store_zset.h), as Redis digests
+ * one, in no order: a set's members each xored in by their own digest; a hash's field and
+ * value, or a zset's member and score, mixed into a digest of their own, the pairs' digests
+ * xored together.
  */
-static int fields_part(const uint8_t *form, size_t len, bool with_values,
+static int fields_part(const uint8_t *form, size_t len, enum digest_val val,
                        uint8_t d[CMD_DIGEST_LEN])
 {
     struct store_hash_it it;
@@ -73,14 +82,23 @@ static int fields_part(const uint8_t *form, size_t len, bool with_values,
         return TERSE_ECORRUPT;
     }
     while ((rc = store_hash_next(&it, &kv)) == 1) {
-        if (with_values) {
-            uint8_t pair[CMD_DIGEST_LEN] = {0};
-            digest_mix(pair, kv.f, kv.flen);
-            digest_mix(pair, kv.v, kv.vlen);
-            digest_xor(d, pair, sizeof(pair));
-        } else {
+        uint8_t pair[CMD_DIGEST_LEN] = {0};
+        char buf[CMD_SCORE_STR_MAX];
+
+        if (val == DIGEST_VAL_NONE) {
             digest_xor(d, kv.f, kv.flen);
+            continue;
         }
+        if (val == DIGEST_VAL_SCORE) {
+            if (kv.vlen != STORE_ZSET_SCORE_LEN) {
+                return TERSE_ECORRUPT;
+            }
+            kv.vlen = cmd_format_score(buf, store_zset_score(kv.v));
+            kv.v = (const uint8_t *)buf;
+        }
+        digest_mix(pair, kv.f, kv.flen);
+        digest_mix(pair, kv.v, kv.vlen);
+        digest_xor(d, pair, sizeof(pair));
     }
     return rc == 0 ? TERSE_OK : TERSE_ECORRUPT;
 }
@@ -123,17 +141,19 @@ static int value_part(struct cmd_call *c, const struct store_entry *e, uint8_t d
         digest_mix(d, p, len);
         break;
     case STORE_TYPE_HASH:
-        rc = fields_part(p, len, true, d);
+        rc = fields_part(p, len, DIGEST_VAL_BYTES, d);
         break;
     case STORE_TYPE_LIST:
         rc = list_part(p, len, d);
         break;
     case STORE_TYPE_SET:
-        rc = fields_part(p, len, false, d);
+        rc = fields_part(p, len, DIGEST_VAL_NONE, d);
         break;
     case STORE_TYPE_ZSET:
+        rc = fields_part(p, len, DIGEST_VAL_SCORE, d);
+        break;
     case STORE_TYPE_STREAM:
-        rc = TERSE_EINVAL; /* no command creates these types yet */
+        rc = TERSE_EINVAL; /* no command creates this type yet */
         break;
     }
     if (rc != TERSE_OK) {

@@ -13,11 +13,14 @@
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
+#include "store/store_zset.h"
 #include "terse/status.h"
 
 #define ERR_RAND_RANGE                                                                        \
     "ERR value is out of range, value must between -9223372036854775807 and "                \
     "9223372036854775807"
+
+#define ERR_OUT_OF_RANGE "ERR value is out of range"
 
 void cmd_elems_withdraw(struct cmd_call *c, size_t mark, int status)
 {
@@ -184,6 +187,20 @@ void cmd_elems_all(struct cmd_call *c, enum store_type type, enum cmd_elems_all_
 
 /* ---- SCAN ---------------------------------------------------------------------------------- */
 
+/* A scan's value: its bytes, or a zset's score as Redis's scan spells it (a bulk, %.17g). */
+static void write_scan_value(struct cmd_call *c, const struct store_hash_kv *kv,
+                             enum cmd_elems_val vals)
+{
+    char buf[CMD_SCORE_STR_MAX];
+
+    if (vals == CMD_ELEMS_VAL_SCORE) {
+        double d = kv->vlen == STORE_ZSET_SCORE_LEN ? store_zset_score(kv->v) : 0;
+        resp_write_bulk(c->out, buf, cmd_format_score(buf, d));
+    } else {
+        resp_write_bulk(c->out, kv->v, kv->vlen);
+    }
+}
+
 /* The MATCH and COUNT options from argv[3]: *pat NULL for none (or "*"). -1 when it replied. */
 static int scan_opts_or_reply(struct cmd_call *c, const uint8_t **pat, size_t *pat_len)
 {
@@ -214,7 +231,7 @@ static int scan_opts_or_reply(struct cmd_call *c, const uint8_t **pat, size_t *p
     return 0;
 }
 
-void cmd_elems_scan(struct cmd_call *c, enum store_type type, bool with_values)
+void cmd_elems_scan(struct cmd_call *c, enum store_type type, enum cmd_elems_val vals)
 {
     const struct store_entry *e;
     const uint8_t *form, *pat = NULL;
@@ -250,8 +267,8 @@ void cmd_elems_scan(struct cmd_call *c, enum store_type type, bool with_values)
         }
         resp_write_bulk(c->out, kv.f, kv.flen);
         matched++;
-        if (with_values) {
-            resp_write_bulk(c->out, kv.v, kv.vlen);
+        if (vals != CMD_ELEMS_VAL_NONE) {
+            write_scan_value(c, &kv, vals);
             matched++;
         }
     }
@@ -276,6 +293,63 @@ int cmd_elems_rand_count_or_reply(struct cmd_call *c, size_t argi, long long *co
     return 0;
 }
 
+int cmd_elems_rand_args_or_reply(struct cmd_call *c, const char *with_word, long long *count,
+                                 bool *with)
+{
+    *with = false;
+    /* Redis's order: the count, then the syntax, then the count's range with the option. */
+    if (c->argc >= 3 && cmd_elems_rand_count_or_reply(c, 2, count) != 0) {
+        return -1;
+    }
+    if (c->argc >= 4 && (c->argc > 4 || !cmd_arg_is(c, 3, with_word))) {
+        cmd_reply_err(c, CMD_ERR_SYNTAX);
+        return -1;
+    }
+    *with = c->argc == 4;
+    if (*with && (*count < -(LLONG_MAX / 2) || *count > LLONG_MAX / 2)) {
+        cmd_reply_err(c, ERR_OUT_OF_RANGE); /* count * 2 replies must fit */
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_elems_mpop_args_or_reply(struct cmd_call *c, size_t at, const char *end_a,
+                                 const char *end_b, size_t *nkeys, bool *is_a, long long *count)
+{
+    long long numkeys;
+    size_t where;
+
+    *count = 1;
+    if (!cmd_parse_ll(c->argv[at].p, c->argv[at].len, &numkeys) || numkeys < 1) {
+        cmd_reply_err(c, "ERR numkeys should be greater than 0");
+        return -1;
+    }
+    if ((unsigned long long)numkeys >= c->argc - at - 1) {
+        cmd_reply_err(c, CMD_ERR_SYNTAX);
+        return -1;
+    }
+    where = at + 1 + (size_t)numkeys;
+    *is_a = cmd_arg_is(c, where, end_a);
+    if (!*is_a && !cmd_arg_is(c, where, end_b)) {
+        cmd_reply_err(c, CMD_ERR_SYNTAX);
+        return -1;
+    }
+    for (size_t j = where + 1; j < c->argc; j++) {
+        if (j == where + 1 && j + 1 < c->argc && cmd_arg_is(c, j, "count")) {
+            j++;
+            if (!cmd_parse_ll(c->argv[j].p, c->argv[j].len, count) || *count < 1) {
+                cmd_reply_err(c, "ERR count should be greater than 0");
+                return -1;
+            }
+        } else {
+            cmd_reply_err(c, CMD_ERR_SYNTAX);
+            return -1;
+        }
+    }
+    *nkeys = (size_t)numkeys;
+    return 0;
+}
+
 void cmd_elems_rand_reply_none(struct cmd_call *c, bool with_count)
 {
     if (with_count) {
@@ -286,21 +360,23 @@ void cmd_elems_rand_reply_none(struct cmd_call *c, bool with_count)
 }
 
 /* Writes one pick: the field, or the field and its value (a pair of its own in RESP3). */
-static void write_pick(struct cmd_call *c, const struct store_hash_kv *kv, bool with_values)
+static void write_pick(struct cmd_call *c, const struct store_hash_kv *kv, enum cmd_elems_val vals)
 {
-    if (with_values && c->out->proto == 3) {
+    if (vals != CMD_ELEMS_VAL_NONE && c->out->proto == 3) {
         resp_write_array(c->out, 2);
     }
     resp_write_bulk(c->out, kv->f, kv->flen);
-    if (with_values) {
+    if (vals == CMD_ELEMS_VAL_BULK) {
         resp_write_bulk(c->out, kv->v, kv->vlen);
+    } else if (vals == CMD_ELEMS_VAL_SCORE) {
+        resp_write_double(c->out, kv->vlen == STORE_ZSET_SCORE_LEN ? store_zset_score(kv->v) : 0);
     }
 }
 
 /* The reply's array header for count picks. */
-static void write_picks_header(struct cmd_call *c, size_t count, bool with_values)
+static void write_picks_header(struct cmd_call *c, size_t count, enum cmd_elems_val vals)
 {
-    resp_write_array(c->out, with_values && c->out->proto == 2 ? count * 2 : count);
+    resp_write_array(c->out, vals != CMD_ELEMS_VAL_NONE && c->out->proto == 2 ? count * 2 : count);
 }
 
 /* One uniformly random element as a bulk. */
@@ -328,7 +404,7 @@ static int rand_one(struct cmd_call *c, const uint8_t *form, size_t len, uint64_
  * CMD_ELEMS_RAND_REPLY_MAX, or a status.
  */
 static int rand_repeat(struct cmd_call *c, const uint8_t *form, size_t len, uint64_t n,
-                       uint64_t count, bool with_values)
+                       uint64_t count, enum cmd_elems_val vals)
 {
     struct store_shard *s = cmd_shard(c, c->argv[1].p, c->argv[1].len);
     struct store_hash_it it;
@@ -354,13 +430,13 @@ static int rand_repeat(struct cmd_call *c, const uint8_t *form, size_t len, uint
     if (st != TERSE_OK) {
         return st;
     }
-    write_picks_header(c, (size_t)count, with_values);
+    write_picks_header(c, (size_t)count, vals);
     for (uint64_t i = 0; i < count && !c->out->err; i++) {
         struct store_hash_it at = {form + off[store_rand(s) % n], form + len, 1};
         if (store_hash_next(&at, &kv) != 1) {
             return TERSE_ECORRUPT;
         }
-        write_pick(c, &kv, with_values);
+        write_pick(c, &kv, vals);
         if (c->out->len > CMD_ELEMS_RAND_REPLY_MAX) {
             return TERSE_ETOOBIG;
         }
@@ -371,7 +447,7 @@ static int rand_repeat(struct cmd_call *c, const uint8_t *form, size_t len, uint
 /* min(count, n) distinct picks in the form's order (selection sampling, Knuth's algorithm S:
  * each element is taken with probability wanted / left; every element when count >= n). */
 static int rand_distinct(struct cmd_call *c, const uint8_t *form, size_t len, uint64_t count,
-                         bool with_values)
+                         enum cmd_elems_val vals)
 {
     struct store_shard *s = cmd_shard(c, c->argv[1].p, c->argv[1].len);
     struct store_hash_it it;
@@ -383,10 +459,10 @@ static int rand_distinct(struct cmd_call *c, const uint8_t *form, size_t len, ui
         return st;
     }
     wanted = count < n ? count : n;
-    write_picks_header(c, (size_t)wanted, with_values);
+    write_picks_header(c, (size_t)wanted, vals);
     for (left = n; wanted > 0 && (st = store_hash_next(&it, &kv)) == 1; left--) {
         if (count >= n || store_rand(s) % left < wanted) {
-            write_pick(c, &kv, with_values);
+            write_pick(c, &kv, vals);
             wanted--;
         }
     }
@@ -394,7 +470,7 @@ static int rand_distinct(struct cmd_call *c, const uint8_t *form, size_t len, ui
 }
 
 void cmd_elems_rand_reply(struct cmd_call *c, const uint8_t *form, size_t len, uint64_t n,
-                          bool single, long long count, bool with_values,
+                          bool single, long long count, enum cmd_elems_val vals,
                           const char *err_too_big)
 {
     size_t mark = c->out->len;
@@ -403,9 +479,9 @@ void cmd_elems_rand_reply(struct cmd_call *c, const uint8_t *form, size_t len, u
     if (single) {
         st = rand_one(c, form, len, n);
     } else if (count < 0) {
-        st = rand_repeat(c, form, len, n, (uint64_t)-count, with_values);
+        st = rand_repeat(c, form, len, n, (uint64_t)-count, vals);
     } else {
-        st = rand_distinct(c, form, len, (uint64_t)count, with_values);
+        st = rand_distinct(c, form, len, (uint64_t)count, vals);
     }
     if (st == TERSE_ETOOBIG) {
         c->out->len = mark;

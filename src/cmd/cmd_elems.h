@@ -50,7 +50,16 @@ int cmd_elems_form_is_table(const struct cmd_server *srv, const uint8_t *form, s
                             bool (*too_big)(const struct cmd_server *srv,
                                             const struct store_hash_kv *kv));
 
-/* HLEN, SCARD key: the element count of the container of type at argv[1] (0 when missing). */
+/* What a scan or a random pick replies of each element beside its field or member. */
+enum cmd_elems_val {
+    CMD_ELEMS_VAL_NONE = 0,  /* nothing (a set's members) */
+    CMD_ELEMS_VAL_BULK = 1,  /* the value's bytes as a bulk (a hash's values) */
+    CMD_ELEMS_VAL_SCORE = 2  /* a zset's score (store_zset.h): a double (RESP3 ,), in a scan a
+                                bulk of its text (%.17g), as Redis's ZSCAN spells it */
+};
+
+/* HLEN, SCARD, ZCARD key: the element count of the container of type at argv[1] (0 when
+ * missing). */
 void cmd_elems_card(struct cmd_call *c, enum store_type type);
 
 /* HMGET (with_values), SMISMEMBER key element [element ...]: for each argument from argv[2], in
@@ -74,14 +83,29 @@ void cmd_elems_all(struct cmd_call *c, enum store_type type, enum cmd_elems_all_
  * A container is one block, so one call returns every element (cursor 0), as Redis does for
  * a listpack or an intset; the guarantee that an element present for the whole iteration is
  * returned holds trivially. As in Redis the cursor is parsed first, then the key looked up (a
- * missing key answers an empty scan whatever the options), then the options. with_values:
- * each matching field is followed by its value (HSCAN).
+ * missing key answers an empty scan whatever the options), then the options. vals: what
+ * follows each matching field (HSCAN its value, ZSCAN its score).
  */
-void cmd_elems_scan(struct cmd_call *c, enum store_type type, bool with_values);
+void cmd_elems_scan(struct cmd_call *c, enum store_type type, enum cmd_elems_val vals);
 
 /* The count of HRANDFIELD or SRANDMEMBER at argv[argi] into *count: 0, or -1 when it replied
  * (not an integer, or LLONG_MIN, whose negation, the number of picks, Redis refuses). */
 int cmd_elems_rand_count_or_reply(struct cmd_call *c, size_t argi, long long *count);
+
+/* The arguments of HRANDFIELD and ZRANDMEMBER key [count [with_word]] (with_word "withvalues"
+ * or "withscores"): *count (left as it is when not given) and *with. 0, or -1 when it replied
+ * (Redis's order: the count, the syntax, then with the option a count whose doubled reply
+ * would not fit). */
+int cmd_elems_rand_args_or_reply(struct cmd_call *c, const char *with_word, long long *count,
+                                 bool *with);
+
+/* The arguments of LMPOP and ZMPOP numkeys key [key ...] end_a|end_b [COUNT count] (end_a,
+ * end_b: "left", "right" or "min", "max"), numkeys at argv[at] (1; 2 after BLMPOP's and
+ * BZMPOP's timeout): *nkeys (the keys from argv[at + 1]), *is_a (end_a was given) and *count
+ * (1 when not given). 0, or -1 when it replied, with Redis's texts and order: numkeys, the
+ * end, then the options (COUNT once). */
+int cmd_elems_mpop_args_or_reply(struct cmd_call *c, size_t at, const char *end_a,
+                                 const char *end_b, size_t *nkeys, bool *is_a, long long *count);
 
 /* The answer of HRANDFIELD or SRANDMEMBER when there is nothing to pick: an empty array when
  * a count was given (with_count), else null. */
@@ -91,14 +115,14 @@ void cmd_elems_rand_reply_none(struct cmd_call *c, bool with_count);
  * Answers random elements of the form (len bytes, n >= 1 elements, opened by
  * cmd_elems_open_or_reply) of the container at argv[1]: one field as a bulk when single;
  * else -count picks with repetition when count < 0, min(count, n) distinct picks in the form's
- * order when count >= 0, as an array. with_values: each pick is the field and its value (a
+ * order when count >= 0, as an array. vals: each pick is the field and its value or score (a
  * pair of its own in RESP3). Picks with repetition have no natural bound: past
  * CMD_ELEMS_RAND_REPLY_MAX reply bytes the reply is withdrawn for err_too_big. A corrupt form
  * withdraws the reply for the CORRUPT error.
  */
 #define CMD_ELEMS_RAND_REPLY_MAX ((size_t)1 << 30)
 void cmd_elems_rand_reply(struct cmd_call *c, const uint8_t *form, size_t len, uint64_t n,
-                          bool single, long long count, bool with_values,
+                          bool single, long long count, enum cmd_elems_val vals,
                           const char *err_too_big);
 
 #endif /* TERSE_CMD_ELEMS_H */

@@ -20,7 +20,6 @@
  * 7.0 runs out of memory on -4611686018427387903); terse stops past CMD_ELEMS_RAND_REPLY_MAX
  * reply bytes. */
 #define ERR_RAND_REPLY "ERR HRANDFIELD reply would pass 1 GiB"
-#define ERR_OUT_OF_RANGE "ERR value is out of range"
 
 /* The field argv[2] of the hash at argv[1]: 1 found, 0 not (or no key), -1 replied. */
 static int find_arg_field(struct cmd_call *c, struct store_hash_kv *kv)
@@ -119,17 +118,7 @@ void cmd_hash_hrandfield(struct cmd_call *c)
     uint64_t n;
     size_t len;
 
-    /* Redis's order: the count, then the syntax, then the count's range with WITHVALUES. */
-    if (c->argc >= 3 && cmd_elems_rand_count_or_reply(c, 2, &l) != 0) {
-        return;
-    }
-    if (c->argc >= 4 && (c->argc > 4 || !cmd_arg_is(c, 3, "withvalues"))) {
-        cmd_reply_err(c, CMD_ERR_SYNTAX);
-        return;
-    }
-    withvalues = c->argc == 4;
-    if (withvalues && (l < -(LLONG_MAX / 2) || l > LLONG_MAX / 2)) {
-        cmd_reply_err(c, ERR_OUT_OF_RANGE); /* count * 2 replies must fit */
+    if (cmd_elems_rand_args_or_reply(c, "withvalues", &l, &withvalues) != 0) {
         return;
     }
     if (cmd_hash_read(c, &e, &form, &len) != 0) {
@@ -141,12 +130,13 @@ void cmd_hash_hrandfield(struct cmd_call *c)
     }
     if (cmd_elems_open_or_reply(c, form, len, &it, &n) == 0) {
         /* Redis 7.0 repeats fields for a negative count only (a count of 1 is one distinct). */
-        cmd_elems_rand_reply(c, form, len, n, c->argc == 2, l, withvalues, ERR_RAND_REPLY);
+        cmd_elems_rand_reply(c, form, len, n, c->argc == 2, l,
+                             withvalues ? CMD_ELEMS_VAL_BULK : CMD_ELEMS_VAL_NONE, ERR_RAND_REPLY);
     }
 }
 
 /* HSCAN key cursor [MATCH pattern] [COUNT count] (cmd_elems_scan) */
 void cmd_hash_hscan(struct cmd_call *c)
 {
-    cmd_elems_scan(c, STORE_TYPE_HASH, true);
+    cmd_elems_scan(c, STORE_TYPE_HASH, CMD_ELEMS_VAL_BULK);
 }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "cmd/cmd_elems.h"
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
@@ -26,8 +27,6 @@
 #include "terse/status.h"
 
 #define ERR_POSITIVE "ERR value is out of range, must be positive"
-#define ERR_NUMKEYS "ERR numkeys should be greater than 0"
-#define ERR_MPOP_COUNT "ERR count should be greater than 0"
 
 /* ---- pops ---------------------------------------------------------------------------------- */
 
@@ -170,38 +169,14 @@ void cmd_list_rpop(struct cmd_call *c)
 
 void cmd_list_mpop(struct cmd_call *c, size_t at, bool blocking, int64_t timeout_ms)
 {
-    long long numkeys, count = -1;
-    size_t where_idx;
+    long long count;
+    size_t nkeys;
     bool left;
 
-    if (!cmd_parse_ll(c->argv[at].p, c->argv[at].len, &numkeys) || numkeys < 1) {
-        cmd_reply_err(c, ERR_NUMKEYS);
+    if (cmd_elems_mpop_args_or_reply(c, at, "left", "right", &nkeys, &left, &count) != 0) {
         return;
     }
-    if ((unsigned long long)numkeys >= c->argc - at - 1) {
-        cmd_reply_err(c, CMD_ERR_SYNTAX);
-        return;
-    }
-    where_idx = at + 1 + (size_t)numkeys;
-    if (cmd_arg_is(c, where_idx, "left") || cmd_arg_is(c, where_idx, "right")) {
-        left = cmd_arg_is(c, where_idx, "left");
-    } else {
-        cmd_reply_err(c, CMD_ERR_SYNTAX);
-        return;
-    }
-    for (size_t j = where_idx + 1; j < c->argc; j++) {
-        if (count == -1 && j + 1 < c->argc && cmd_arg_is(c, j, "count")) {
-            j++;
-            if (!cmd_parse_ll(c->argv[j].p, c->argv[j].len, &count) || count < 1) {
-                cmd_reply_err(c, ERR_MPOP_COUNT);
-                return;
-            }
-        } else {
-            cmd_reply_err(c, CMD_ERR_SYNTAX);
-            return;
-        }
-    }
-    for (size_t j = at + 1; j < where_idx; j++) {
+    for (size_t j = at + 1; j < at + 1 + nkeys; j++) {
         const struct store_entry *e;
         const uint8_t *form;
         size_t len;
@@ -218,12 +193,12 @@ void cmd_list_mpop(struct cmd_call *c, size_t at, bool blocking, int64_t timeout
             return;
         }
         if (e != NULL) {
-            (void)cmd_list_pop_and_store(c, &c->argv[j], form, len, n, left,
-                                         count == -1 ? 1 : (uint64_t)count, false, true);
+            (void)cmd_list_pop_and_store(c, &c->argv[j], form, len, n, left, (uint64_t)count,
+                                         false, true);
             return;
         }
     }
-    if (!blocking || cmd_block(c, at + 1, (size_t)numkeys, 1, timeout_ms) == 0) {
+    if (!blocking || cmd_block(c, at + 1, nkeys, 1, timeout_ms) == 0) {
         resp_write_null_array(c->out);
     }
 }

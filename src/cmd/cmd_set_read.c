@@ -90,13 +90,13 @@ void cmd_set_srandmember(struct cmd_call *c)
     }
     if (cmd_elems_open_or_reply(c, form, len, &it, &n) == 0) {
         /* Redis 7.0 answers a count of 1 as it does a negative count (its "case 1"). */
-        cmd_elems_rand_reply(c, form, len, n, c->argc == 2, l == 1 ? -1 : l, false,
-                             ERR_RAND_REPLY);
+        cmd_elems_rand_reply(c, form, len, n, c->argc == 2, l == 1 ? -1 : l,
+                             CMD_ELEMS_VAL_NONE, ERR_RAND_REPLY);
     }
 }
 
 /* SSCAN key cursor [MATCH pattern] [COUNT count] (cmd_elems_scan) */
 void cmd_set_sscan(struct cmd_call *c)
 {
-    cmd_elems_scan(c, STORE_TYPE_SET, false);
+    cmd_elems_scan(c, STORE_TYPE_SET, CMD_ELEMS_VAL_NONE);
 }

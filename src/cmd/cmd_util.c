@@ -94,6 +94,38 @@ int cmd_parse_ld(const uint8_t *p, size_t len, long double *out)
     return 1;
 }
 
+int cmd_parse_double(const uint8_t *p, size_t len, double *out)
+{
+    char buf[CMD_LD_STR_MAX];
+    char *end = NULL;
+    double v;
+
+    /* An embedded NUL ends strtod early, so the length check below refuses it, as Redis's
+     * does. */
+    if (len == 0 || len >= sizeof(buf)) {
+        return 0;
+    }
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    errno = 0;
+    v = strtod(buf, &end);
+    if (isspace((unsigned char)buf[0]) || (size_t)(end - buf) != len || isnan(v)) {
+        return 0;
+    }
+    if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL || fpclassify(v) == FP_ZERO)) {
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+size_t cmd_format_score(char *buf, double d)
+{
+    int n = snprintf(buf, CMD_SCORE_STR_MAX, "%.17g", d);
+
+    return n < 0 || n >= CMD_SCORE_STR_MAX ? 0 : (size_t)n;
+}
+
 size_t cmd_format_ld(char *buf, size_t cap, long double v)
 {
     int n;

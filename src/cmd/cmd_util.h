@@ -29,6 +29,14 @@ int cmd_parse_ll(const uint8_t *p, size_t len, long long *out);
 /* Parses a whole slice as a long double as Redis's string2ld (strtold, no spaces, not NaN; an
  * embedded NUL, where strtold would stop and take "1\0x" for 1, is refused). 1 or 0. */
 int cmd_parse_ld(const uint8_t *p, size_t len, long double *out);
+/* Parses a whole slice as a double as Redis's string2d (strtod: no leading space, nothing
+ * left over, not NaN, no overflow nor underflow to zero; "inf" and "-inf" are accepted).
+ * Slices of CMD_LD_STR_MAX bytes or more are refused. 1 or 0. */
+int cmd_parse_double(const uint8_t *p, size_t len, double *out);
+/* Formats a zset score as Redis's "%.17g" (inf, -inf, -0 as such). Returns the length; buf
+ * needs CMD_SCORE_STR_MAX bytes. */
+#define CMD_SCORE_STR_MAX 32
+size_t cmd_format_score(char *buf, double d);
 /* Formats v as Redis does for INCRBYFLOAT results (%.17Lg, humanfriendly). Returns length;
  * buf needs CMD_LD_STR_MAX bytes. */
 #define CMD_LD_STR_MAX 5120

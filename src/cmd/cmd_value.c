@@ -27,6 +27,7 @@
 #include "cmd/cmd_hash.h"
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_set.h"
+#include "cmd/cmd_zset.h"
 #include "cmd/cmd_util.h"
 #include "terse/status.h"
 
@@ -354,7 +355,8 @@ const char *cmd_value_encoding(const struct store_entry *e)
     case STORE_TYPE_SET:
         return cmd_set_encoding(e);
     case STORE_TYPE_ZSET:
-    case STORE_TYPE_STREAM: /* no command creates these types yet */
+        return cmd_zset_encoding(e);
+    case STORE_TYPE_STREAM: /* no command creates this type yet */
     case STORE_TYPE_STRING:
         break;
     }
@@ -375,8 +377,9 @@ static void decide_one(void *arg, const struct store_entry *e)
     size_t n, len = 0, klen;
     const uint8_t *key;
     int table;
+    enum store_type t = store_entry_type(e);
 
-    if (store_entry_type(e) != STORE_TYPE_HASH && store_entry_type(e) != STORE_TYPE_SET) {
+    if (t != STORE_TYPE_HASH && t != STORE_TYPE_SET && t != STORE_TYPE_ZSET) {
         return;
     }
     p = store_entry_val(e, &n);
@@ -385,8 +388,9 @@ static void decide_one(void *arg, const struct store_entry *e)
         codec_value_decode(srv->codec, p, n, srv->scratch, srv->scratch_cap, &len) != TERSE_OK) {
         return;
     }
-    table = store_entry_type(e) == STORE_TYPE_HASH ? cmd_hash_form_is_table(srv, srv->scratch, len)
-                                                   : cmd_set_form_is_table(srv, srv->scratch, len);
+    table = t == STORE_TYPE_HASH ? cmd_hash_form_is_table(srv, srv->scratch, len)
+            : t == STORE_TYPE_SET ? cmd_set_form_is_table(srv, srv->scratch, len)
+                                  : cmd_zset_form_is_table(srv, srv->scratch, len);
     if (table >= 0) {
         key = store_entry_key(e, &klen);
         store_mark_raw(srv->shard, a->db, key, klen, table);

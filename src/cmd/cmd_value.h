@@ -77,12 +77,12 @@ int cmd_value_store_form(struct cmd_call *c, int db, const struct resp_slice *ke
  * a too-large error for TERSE_ETOOBIG, else cmd_reply_status. */
 void cmd_value_reply_bad(struct cmd_call *c, const struct resp_slice *key, int status);
 
-/* OBJECT ENCODING of a hash, list or set: the name Redis would give it (cmd_hash_encoding,
- * "quicklist", cmd_set_encoding). */
+/* OBJECT ENCODING of a hash, list, set or zset: the name Redis would give it
+ * (cmd_hash_encoding, "quicklist", cmd_set_encoding, cmd_zset_encoding). */
 const char *cmd_value_encoding(const struct store_entry *e);
 
-/* After a snapshot is loaded into srv->shard: marks each hash (and set) with the encoding Redis
- * would give it as it loads it, by its contents under the current settings (OBJECT ENCODING).
+/* After a snapshot is loaded into srv->shard: marks each hash, set and zset with the encoding
+ * Redis would give it as it loads it, by its contents under the current settings (OBJECT ENCODING).
  * A value that fails to decode is left as it is: the next command on it reports it. */
 void cmd_value_after_load(struct cmd_server *srv);
 

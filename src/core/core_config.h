@@ -244,6 +244,10 @@ struct core_config_obuf {
       CORE_CONFIG_MUTABLE)                                                                       \
     X("set-max-intset-entries", set_max_intset_entries, INT, "512", 0, CORE_CONFIG_LLONG_MAX, -, \
       CORE_CONFIG_MUTABLE)                                                                       \
+    X("zset-max-listpack-entries", zset_max_listpack_entries, INT, "128", 0,                     \
+      CORE_CONFIG_LLONG_MAX, -, CORE_CONFIG_MUTABLE)                                             \
+    X("zset-max-listpack-value", zset_max_listpack_value, MEM, "64", 0, CORE_CONFIG_LLONG_MAX, -, \
+      CORE_CONFIG_MUTABLE)                                                                       \
     X("dir", dir, STR, "./", 0, 0, -, CORE_CONFIG_PROTECTED)                                     \
     X("dbfilename", dbfilename, STR, "dump.terse", 0, 0, -,                                      \
       CORE_CONFIG_PROTECTED | CORE_CONFIG_BASENAME)                                              \
@@ -277,7 +281,9 @@ struct core_config_obuf {
 #define CORE_CONFIG_ALIASES(X)                                                                   \
     X("hash-max-ziplist-entries", hash_max_listpack_entries)                                     \
     X("hash-max-ziplist-value", hash_max_listpack_value)                                         \
-    X("list-max-ziplist-size", list_max_listpack_size)
+    X("list-max-ziplist-size", list_max_listpack_size)                                         \
+    X("zset-max-ziplist-entries", zset_max_listpack_entries)                                     \
+    X("zset-max-ziplist-value", zset_max_listpack_value)
 
 /* C type of each KIND's field. */
 #define CORE_CONFIG_CTYPE_BOOL bool

@@ -575,20 +575,7 @@ def sets_view(s):
 
 
 def test_sets_survive_save_and_restart(terse_binary, oracle_binary, tmp_path):
-    views = {}
-    for kind, binary in (("redis", oracle_binary), ("terse", terse_binary)):
-        pdir = str(tmp_path / kind)
-        with th.debug_server(binary, pdir, kind + "-a") as (s, c):
-            fill_sets(c)
-            before = sets_view(s)
-            digest = c.execute_command("DEBUG", "DIGEST")
-            assert c.save() is True
-        with th.debug_server(binary, pdir, kind + "-b") as (s, c):
-            after = sets_view(s)
-            assert c.execute_command("DEBUG", "DIGEST") == digest, kind
-            assert c.execute_command("DEBUG", "RELOAD") == b"OK"
-            assert sets_view(s) == after, "%s: sets differ after DEBUG RELOAD" % kind
-            views[kind] = (before, after)
+    views = th.save_restart_views(terse_binary, oracle_binary, tmp_path, fill_sets, sets_view)
     for i, when in enumerate(("before SAVE", "after the restart")):
         want, got = views["redis"][i], views["terse"][i]
         assert got == want, "%s: %r" % (when, {k: (got[k], want[k]) for k in want

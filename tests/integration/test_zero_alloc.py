@@ -5,7 +5,8 @@ allocator_allocs and allocator_frees. After a warm-up that creates the keys and 
 buffer (input, output, scratch, parser argv), the same pipelined batch of SETs (overwriting
 with values of the same sizes, compressible and not) and GETs must leave both counts
 unchanged: parsing is in place, replies go into the connection's buffer, values decode
-straight into it and overwrites reuse the entry's block.
+straight into it and overwrites reuse the entry's block. The hash and sorted-set loops below
+hold the container types to the same rule (sets: test_set.py).
 """
 
 import random
@@ -84,3 +85,33 @@ def test_warm_pipelined_hash_loop_allocates_nothing(terse):
         h.send_rounds(c, batch, n_replies, 5, warm)
         h.assert_rounds_allocate_nothing(c, "warm hash loop", batch, n_replies,
                                          {-1: b":1000\r\n"})
+
+
+def test_warm_zset_loop_allocates_nothing(terse):
+    """ZADD (update and add), ZSCORE, ZRANGE, ZRANGEBYSCORE, ZRANK, ZREM over a small zset, a
+    zset of words and a larger compressible one: decoded into scratch, laid out in scratch3,
+    written in scratch2, stored in the entry's block."""
+    zsets = [(b"zs", [b"%d" % i for i in range(50)]),
+             (b"zw", [b"word:%d" % i for i in range(120)]),
+             (b"zl", [b"a longer member that compresses well, number %04d" % i
+                      for i in range(300)])]
+    out = []
+    for key, members in zsets:
+        pairs = [x for i, m in enumerate(members) for x in (b"%d" % (i % 7), m)]
+        out.append(h.encode("ZADD", key, *pairs))
+        out.append(h.encode("ZADD", key, b"3.5", b"extra", b"2", members[0]))
+        out.append(h.encode("ZSCORE", key, members[-1]))
+        out.append(h.encode("ZRANGE", key, b"0", b"10", b"WITHSCORES"))
+        out.append(h.encode("ZRANGEBYSCORE", key, b"(1", b"3", b"LIMIT", b"0", b"5"))
+        out.append(h.encode("ZRANK", key, members[1]))
+        out.append(h.encode("ZREM", key, b"extra"))
+    batch = b"".join(out)
+    n_replies = 7 * len(zsets)
+    warm = {}
+    for k in range(len(zsets)):
+        warm[7 * k] = b":0\r\n"
+        warm[7 * k + 1] = b":1\r\n"
+        warm[7 * k + 6] = b":1\r\n"
+    with h.RawConn(terse.port) as c:
+        h.send_rounds(c, batch, n_replies, 5, {})
+        h.assert_rounds_allocate_nothing(c, "warm zset loop", batch, n_replies, warm)

@@ -121,3 +121,25 @@ def debug_server(binary, pdir, name):
         c.close()
     finally:
         s.kill()
+
+
+def save_restart_views(terse_binary, oracle_binary, tmp_path, fill, view):
+    """For redis-server, then terse, each with files of its own: fill(client), view(server)
+    before SAVE, a restart on the same files, view(server) again; DEBUG DIGEST must survive
+    the restart and DEBUG RELOAD must leave the view as the restart did. Returns
+    {"redis": (before, after), "terse": (before, after)} for the caller to compare."""
+    views = {}
+    for kind, binary in (("redis", oracle_binary), ("terse", terse_binary)):
+        pdir = str(tmp_path / kind)
+        with debug_server(binary, pdir, kind + "-a") as (s, c):
+            fill(c)
+            before = view(s)
+            digest = c.execute_command("DEBUG", "DIGEST")
+            assert c.save() is True
+        with debug_server(binary, pdir, kind + "-b") as (s, c):
+            after = view(s)
+            assert c.execute_command("DEBUG", "DIGEST") == digest, kind
+            assert c.execute_command("DEBUG", "RELOAD") == b"OK"
+            assert view(s) == after, "%s: the view differs after DEBUG RELOAD" % kind
+            views[kind] = (before, after)
+    return views

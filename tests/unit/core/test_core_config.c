@@ -932,12 +932,14 @@ static void test_get_aliases(void **state)
     assert_string_equal(s->names[2], "hash-max-listpack-value");
     assert_string_equal(s->names[3], "hash-max-ziplist-value");
     s = get_all(f, "*ZIPLIST*");
-    assert_int_equal(s->n, 3);
+    assert_int_equal(s->n, 5);
     assert_string_equal(s->names[0], "hash-max-ziplist-entries");
     assert_string_equal(s->names[1], "hash-max-ziplist-value");
     assert_string_equal(s->names[2], "list-max-ziplist-size");
-    assert_string_equal(s->last_value, "-2");
-    s = get_all(f, "*listpack-e?tries");
+    assert_string_equal(s->names[3], "zset-max-ziplist-entries");
+    assert_string_equal(s->names[4], "zset-max-ziplist-value");
+    assert_string_equal(s->last_value, "64");
+    s = get_all(f, "hash-*listpack-e?tries");
     assert_int_equal(s->n, 1);
     assert_string_equal(s->last_value, "100");
     s = get_all(f, "hash-max-ziplist-entrie[s]");
@@ -959,7 +961,8 @@ static void test_get_aliases(void **state)
         for (int i = 0; i < s->n; i++) {
             n_ziplist += strstr(s->names[i], "ziplist") != NULL;
         }
-        assert_int_equal(n_ziplist, 3); /* hash-max-ziplist-entries, -value, list-max-...-size */
+        /* hash-max-ziplist-entries, -value, list-max-...-size, zset-max-ziplist-entries, -value */
+        assert_int_equal(n_ziplist, 5);
     }
 }
 
