@@ -1,6 +1,6 @@
 /*
- * cmd_block: blocked clients (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP), as Redis 7.0 runs
- * them.
+ * cmd_block: blocked clients (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX,
+ * BZMPOP), as Redis 7.0 runs them.
  *
  * A blocking command first runs as its non-blocking twin. When there is nothing to take, it
  * calls cmd_block: the command is kept (struct cmd_records, arguments copied), its keys go
@@ -34,6 +34,24 @@
 #define READY_MIN 16u /* first srv->ready, entries */
 
 /* ---- waiting ----------------------------------------------------------------------------- */
+
+int cmd_block_ready(struct cmd_call *c, const struct resp_slice *key, enum store_type type)
+{
+    const struct store_entry *e =
+        store_lookup(c->srv->shard, c->cl->db, key->p, key->len, c->now_ms, 0);
+
+    if (e == NULL) {
+        return 0; /* an emptied list or zset is no key */
+    }
+    if (store_entry_type(e) == type) {
+        return 1;
+    }
+    if (c->mode & CMD_CALL_RETRY) {
+        return 0; /* Redis keeps such a client waiting */
+    }
+    cmd_reply_err(c, CMD_ERR_WRONGTYPE);
+    return -1;
+}
 
 int cmd_block_timeout(struct cmd_call *c, size_t i, int64_t *ms)
 {

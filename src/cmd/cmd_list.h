@@ -71,9 +71,6 @@ void cmd_list_mpop(struct cmd_call *c, size_t at, bool blocking, int64_t timeout
 void cmd_list_move(struct cmd_call *c, bool from_left, bool to_left);
 /* LEFT or RIGHT at argv[i]: 0 with *left, or -1 when it replied the syntax error. */
 int cmd_list_side_or_reply(struct cmd_call *c, size_t i, bool *left);
-/* For a blocking command: 1 when key holds a list to take from now, 0 when it does not (a key
- * of another type too, when c is a retry: cmd_block.c), -1 when it replied WRONGTYPE. */
-int cmd_list_ready(struct cmd_call *c, const struct resp_slice *key);
 
 void cmd_list_lpop(struct cmd_call *c);
 void cmd_list_rpop(struct cmd_call *c);

@@ -14,24 +14,6 @@
 #include "cmd/cmd_util.h"
 #include "terse/status.h"
 
-int cmd_list_ready(struct cmd_call *c, const struct resp_slice *key)
-{
-    const struct store_entry *e =
-        store_lookup(c->srv->shard, c->cl->db, key->p, key->len, c->now_ms, 0);
-
-    if (e == NULL) {
-        return 0; /* a list is never empty: an empty one is no key */
-    }
-    if (store_entry_type(e) == STORE_TYPE_LIST) {
-        return 1;
-    }
-    if (c->mode & CMD_CALL_RETRY) {
-        return 0;
-    }
-    cmd_reply_err(c, CMD_ERR_WRONGTYPE);
-    return -1;
-}
-
 /* BLPOP, BRPOP key [key ...] timeout */
 static void blocking_pop(struct cmd_call *c, bool left)
 {
@@ -46,7 +28,7 @@ static void blocking_pop(struct cmd_call *c, bool left)
         const uint8_t *form;
         size_t len;
         uint64_t n;
-        int has = cmd_list_ready(c, &c->argv[j]);
+        int has = cmd_block_ready(c, &c->argv[j], STORE_TYPE_LIST);
 
         if (has < 0) {
             return;
@@ -92,7 +74,7 @@ static void blocking_move(struct cmd_call *c, size_t ti, bool from_left, bool to
     if (cmd_block_timeout(c, ti, &timeout_ms) != 0) {
         return;
     }
-    has = cmd_list_ready(c, &c->argv[1]);
+    has = cmd_block_ready(c, &c->argv[1], STORE_TYPE_LIST);
     if (has > 0) {
         cmd_list_move(c, from_left, to_left);
     } else if (has == 0 && cmd_block(c, 1, 1, 1, timeout_ms) == 0) {

@@ -181,7 +181,7 @@ void cmd_list_mpop(struct cmd_call *c, size_t at, bool blocking, int64_t timeout
         const uint8_t *form;
         size_t len;
         uint64_t n;
-        int has = blocking ? cmd_list_ready(c, &c->argv[j]) : 1;
+        int has = blocking ? cmd_block_ready(c, &c->argv[j], STORE_TYPE_LIST) : 1;
 
         if (has < 0) {
             return;

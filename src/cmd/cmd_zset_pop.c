@@ -2,13 +2,14 @@
  * cmd_zset_pop: ZPOPMIN, ZPOPMAX and ZMPOP (Redis's genericZpopCommand: the first existing key,
  * its lowest or highest members taken off the end of its array), and the reads that walk the
  * form as a hash form (cmd_elems): ZRANDMEMBER and ZSCAN. The blocking forms (BZPOPMIN,
- * BZPOPMAX, BZMPOP) are not built: terse has no blocked clients.
+ * BZPOPMAX, BZMPOP) pop the same way once a zset is there, and otherwise wait (cmd_block.c).
  */
 #include "cmd/cmd_zset.h"
 
 #include <limits.h>
 
 #include "cmd/cmd_elems.h"
+#include "cmd/cmd_internal.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -22,6 +23,7 @@ struct pop_how {
     bool max;    /* ZPOPMAX, ZMPOP MAX */
     bool nested; /* each member and score a pair of its own */
     bool zmpop;  /* [key, [pairs]], and a null array when no key holds a zset */
+    bool emitkey; /* BZPOPMIN, BZPOPMAX: the key first, in the same flat array */
 };
 
 /*
@@ -62,7 +64,12 @@ static void pop_generic(struct cmd_call *c, size_t first, size_t nkeys, long lon
         resp_write_array(c->out, 2);
         resp_write_bulk(c->out, key->p, key->len);
     }
-    resp_write_array(c->out, how.nested ? take : 2 * take);
+    if (how.emitkey) {
+        resp_write_array(c->out, 1 + 2 * take);
+        resp_write_bulk(c->out, key->p, key->len);
+    } else {
+        resp_write_array(c->out, how.nested ? take : 2 * take);
+    }
     for (size_t i = 0; i < take; i++) {
         const struct store_zset_el *el = &a[how.max ? n - 1 - i : i];
         if (how.nested) {
@@ -92,7 +99,7 @@ static void zpop(struct cmd_call *c, bool max)
         return;
     }
     pop_generic(c, 1, 1, count,
-                (struct pop_how){max, c->out->proto >= 3 && count != -1, false});
+                (struct pop_how){max, c->out->proto >= 3 && count != -1, false, false});
 }
 
 void cmd_zset_zpopmin(struct cmd_call *c)
@@ -113,7 +120,68 @@ void cmd_zset_zmpop(struct cmd_call *c)
     bool min;
 
     if (cmd_elems_mpop_args_or_reply(c, 1, "min", "max", &nkeys, &min, &count) == 0) {
-        pop_generic(c, 2, nkeys, count, (struct pop_how){!min, true, true});
+        pop_generic(c, 2, nkeys, count, (struct pop_how){!min, true, true, false});
+    }
+}
+
+/* BZPOPMIN, BZPOPMAX key [key ...] timeout */
+static void bzpop(struct cmd_call *c, bool max)
+{
+    size_t nkeys = c->argc - 2;
+    int64_t timeout_ms;
+
+    if (cmd_block_timeout(c, c->argc - 1, &timeout_ms) != 0) {
+        return;
+    }
+    for (size_t j = 1; j <= nkeys; j++) {
+        int has = cmd_block_ready(c, &c->argv[j], STORE_TYPE_ZSET);
+        if (has < 0) {
+            return;
+        }
+        if (has > 0) {
+            pop_generic(c, j, 1, -1, (struct pop_how){max, false, false, true});
+            return;
+        }
+    }
+    if (cmd_block(c, 1, nkeys, 1, timeout_ms) == 0) {
+        resp_write_null_array(c->out);
+    }
+}
+
+void cmd_zset_bzpopmin(struct cmd_call *c)
+{
+    bzpop(c, false);
+}
+
+void cmd_zset_bzpopmax(struct cmd_call *c)
+{
+    bzpop(c, true);
+}
+
+/* BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count] */
+void cmd_zset_bzmpop(struct cmd_call *c)
+{
+    long long count;
+    int64_t timeout_ms;
+    size_t nkeys;
+    bool min;
+
+    if (cmd_block_timeout(c, 1, &timeout_ms) != 0 ||
+        cmd_elems_mpop_args_or_reply(c, 2, "min", "max", &nkeys, &min, &count) != 0) {
+        return;
+    }
+    for (size_t j = 3; j < 3 + nkeys; j++) {
+        int has = cmd_block_ready(c, &c->argv[j], STORE_TYPE_ZSET);
+        if (has < 0) {
+            return;
+        }
+        if (has > 0) {
+            pop_generic(c, j, 1, count, (struct pop_how){!min, true, true, false});
+            return;
+        }
+    }
+    if (cmd_block(c, 3, nkeys, 1, timeout_ms) == 0) {
+        resp_write_null_array(c->out);
     }
 }
 

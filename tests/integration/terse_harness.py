@@ -571,14 +571,19 @@ def clients_replies(server, script):
     """Runs script on named raw connections to server (opened as first named) and returns the
     replies in order. A step is (who, *args): who "a" sends args and reads the reply; "a>"
     only sends them (a blocking command); "a<" reads one reply (what "a>" waits for);
-    ("sleep", seconds) waits. A reply that does not come within REPLY_TIMEOUT_S is recorded
-    as b"<no reply>" and that connection is dropped."""
+    ("sleep", seconds) waits; ("blocked", n) waits until the server counts n blocked clients
+    (INFO clients, on a connection of its own), so what comes next cannot overtake a blocking
+    command sent before. A reply that does not come within REPLY_TIMEOUT_S is recorded as
+    b"<no reply>" and that connection is dropped."""
     conns = {}
     out = []
     try:
         for who, *args in script:
             if who == "sleep":
                 time.sleep(args[0])
+                continue
+            if who == "blocked":
+                _wait_blocked(server, args[0])
                 continue
             name, op = who.rstrip("<>"), who[len(who.rstrip("<>")):]
             if name not in conns:
@@ -604,12 +609,25 @@ def clients_replies(server, script):
                 c.close()
 
 
+def _wait_blocked(server, n):
+    deadline = time.monotonic() + REPLY_TIMEOUT_S
+    with server.raw() as c:
+        while True:
+            text = decode_one(c.call("INFO", "clients")).decode()
+            if ("blocked_clients:%d\r\n" % n) in text:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError("%s: never %d blocked clients:\n%s" % (server.name, n, text))
+            time.sleep(0.005)
+
+
 def compare_clients(t, r, script, norm=None):
     """clients_replies on terse and on redis-server; fails with a table unless every reply is
     the same (after norm, when given). Returns terse's replies."""
     tr = clients_replies(t, script)
     rr = clients_replies(r, script)
-    steps = [st for st in script if st[0] != "sleep" and not st[0].endswith(">")]
+    steps = [st for st in script
+             if st[0] not in ("sleep", "blocked") and not st[0].endswith(">")]
     same = [(norm(a) == norm(b)) if norm else a == b for a, b in zip(tr, rr)]
     if not all(same) or len(tr) != len(rr):
         rows = [(" ".join(map(str, st)), a, b, ok) for st, a, b, ok in zip(steps, tr, rr, same)]

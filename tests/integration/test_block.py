@@ -1,4 +1,5 @@
-"""Blocking list commands (BLPOP, BRPOP, BLMPOP, BLMOVE, BRPOPLPUSH) against redis-server.
+"""Blocking commands (BLPOP, BRPOP, BLMPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, BZPOPMAX, BZMPOP)
+against redis-server.
 
 Each script runs on several raw connections per server, interleaved the same way on both
 (terse_harness.compare_clients): "a>" sends a blocking command without reading, another
@@ -13,11 +14,14 @@ from terse_harness import Step
 
 DEBUG_ARGS = ["--enable-debug-command", "yes"]
 
+B1, B2, B3 = ("blocked", 1), ("blocked", 2), ("blocked", 3)
+
 SCRIPTS = {
     "served-by-push": [
-        ("a>", "BLPOP", "l1", "l2", "0"), ("b", "RPUSH", "l2", "x", "y"), ("a<",),
+        ("a>", "BLPOP", "l1", "l2", "0"), B1, ("b", "RPUSH", "l2", "x", "y"), ("a<",),
         ("b", "LRANGE", "l2", "0", "-1"),
-        ("a>", "BRPOP", "l1", "l2", "0"), ("b", "RPUSH", "l1", "z"), ("a<",),
+        ("a", "BRPOP", "l1", "l2", "0"),
+        ("a>", "BRPOP", "l1", "l2", "0"), B1, ("b", "RPUSH", "l1", "z"), ("a<",),
         ("b", "EXISTS", "l1", "l2"),
     ],
     "available-at-once": [
@@ -27,55 +31,60 @@ SCRIPTS = {
         ("a", "BLMOVE", "none", "d", "LEFT", "LEFT", "0.01"),
     ],
     "first-come-first-served": [
-        ("a>", "BLPOP", "q", "0"), ("b>", "BLPOP", "q", "0"), ("c>", "BRPOP", "q", "0"),
-        ("d", "INFO", "clients"),
+        ("a>", "BLPOP", "q", "0"), B1, ("b>", "BLPOP", "q", "0"), B2,
+        ("c>", "BRPOP", "q", "0"), B3, ("d", "INFO", "clients"),
         ("d", "RPUSH", "q", "1", "2"), ("a<",), ("b<",), ("d", "RPUSH", "q", "3"), ("c<",),
     ],
     "same-key-twice": [
-        ("a>", "BLPOP", "q", "q", "q", "0"), ("b", "LPUSH", "q", "v"), ("a<",),
+        ("a>", "BLPOP", "q", "q", "q", "0"), B1, ("b", "LPUSH", "q", "v"), ("a<",),
     ],
     "blmove-chain": [
-        ("a>", "BLMOVE", "s", "d", "LEFT", "RIGHT", "0"), ("b>", "BLPOP", "d", "0"),
+        ("a>", "BLMOVE", "s", "d", "LEFT", "RIGHT", "0"), B1, ("b>", "BLPOP", "d", "0"), B2,
         ("c", "LPUSH", "s", "v1"), ("a<",), ("b<",), ("c", "EXISTS", "s", "d"),
-        ("a>", "BRPOPLPUSH", "s", "s", "0"), ("c", "RPUSH", "s", "x", "y"), ("a<",),
+        ("a>", "BRPOPLPUSH", "s", "s", "0"), B1, ("c", "RPUSH", "s", "x", "y"), ("a<",),
         ("c", "LRANGE", "s", "0", "-1"),
     ],
     "wrong-destination-type": [
-        ("a>", "BRPOPLPUSH", "src", "dst", "0"), ("b", "SET", "dst", "str"),
+        ("a>", "BRPOPLPUSH", "src", "dst", "0"), B1, ("b", "SET", "dst", "str"),
         ("b", "RPUSH", "src", "foo"), ("a<",), ("b", "LRANGE", "src", "0", "-1"),
     ],
     "key-becomes-string-then-list": [
-        ("a>", "BLPOP", "k", "0"), ("b", "SET", "k", "str"), ("b", "DEL", "k"),
+        ("a>", "BLPOP", "k", "0"), B1, ("b", "SET", "k", "str"), ("b", "DEL", "k"),
         ("b", "LPUSH", "k", "z"), ("a<",),
         ("b", "MULTI"), ("b", "LPUSH", "k2", "v"), ("b", "DEL", "k2"), ("b", "SET", "k2", "s"),
         ("b", "EXEC"), ("a", "BLPOP", "k2", "0.05"),
     ],
     "moved-into-place": [
-        ("a>", "BLPOP", "foo", "0"), ("b", "LPUSH", "bob", "abc", "def", "hij"),
+        ("a>", "BLPOP", "foo", "0"), B1, ("b", "LPUSH", "bob", "abc", "def", "hij"),
         ("b", "RENAME", "bob", "foo"), ("a<",),
-        ("a>", "BLMPOP", "0", "1", "m", "RIGHT", "COUNT", "2"), ("b", "SELECT", "3"),
+        ("a>", "BLMPOP", "0", "1", "m", "RIGHT", "COUNT", "2"), B1, ("b", "SELECT", "3"),
         ("b", "RPUSH", "m", "1", "2", "3"), ("b", "MOVE", "m", "0"), ("a<",),
-        ("a>", "BLPOP", "sw", "0"), ("b", "RPUSH", "sw", "from3"), ("b", "SWAPDB", "0", "3"),
-        ("a<",), ("b", "SELECT", "0"),
+        ("a>", "BLPOP", "sw", "0"), B1, ("b", "RPUSH", "sw", "from3"),
+        ("b", "SWAPDB", "0", "3"), ("a<",), ("b", "SELECT", "0"),
     ],
     "pipelined-behind-a-block": [
-        ("a>", "BLPOP", "p", "0"), ("a>", "PING"), ("a>", "LLEN", "p"),
+        ("a>", "BLPOP", "p", "0"), ("a>", "PING"), ("a>", "LLEN", "p"), B1,
         ("b", "RPUSH", "p", "1", "2"), ("a<",), ("a<",), ("a<",),
     ],
     "timeouts": [
         ("a", "BLPOP", "t", "0.05"), ("a", "BRPOP", "t", "0.001"),
-        ("a", "BLMPOP", "0.02", "1", "t", "LEFT"), ("a", "BLMOVE", "t", "u", "LEFT", "LEFT", "0.02"),
+        ("a", "BLMPOP", "0.02", "1", "t", "LEFT"),
+        ("a", "BLMOVE", "t", "u", "LEFT", "LEFT", "0.02"),
         ("a", "BRPOPLPUSH", "t", "u", "0.0001"),
-        ("a", "HELLO", "3"), ("a", "BLPOP", "t", "0.02"), ("a", "BLMOVE", "t", "u", "RIGHT", "LEFT", "0.02"),
+        ("a", "HELLO", "3"), ("a", "BLPOP", "t", "0.02"),
+        ("a", "BLMOVE", "t", "u", "RIGHT", "LEFT", "0.02"),
     ],
     "errors": [
         ("a", "SET", "s", "1"), ("a", "BLPOP", "s", "0"), ("a", "BLPOP", "none", "s", "0"),
         ("a", "BLPOP", "k", "-1"), ("a", "BLPOP", "k", "abc"), ("a", "BLPOP", "k", "nan"),
         ("a", "BLPOP", "k", "inf"), ("a", "BLPOP", "k", "1e30"),
-        ("a", "BLMOVE", "k", "d", "UP", "LEFT", "0"), ("a", "BLMOVE", "k", "d", "LEFT", "LEFT", "x"),
+        ("a", "BLMOVE", "k", "d", "UP", "LEFT", "0"),
+        ("a", "BLMOVE", "k", "d", "LEFT", "LEFT", "x"),
         ("a", "BLMPOP", "0", "0", "k", "LEFT"), ("a", "BLMPOP", "x", "1", "k", "LEFT"),
-        ("a", "BLMPOP", "0", "1", "k", "MIDDLE"), ("a", "BLMPOP", "0", "1", "k", "LEFT", "COUNT", "0"),
-        ("a", "BRPOPLPUSH", "s", "d", "0"), ("a", "BLPOP", "k"), ("a", "BLMOVE", "a", "b", "LEFT"),
+        ("a", "BLMPOP", "0", "1", "k", "MIDDLE"),
+        ("a", "BLMPOP", "0", "1", "k", "LEFT", "COUNT", "0"),
+        ("a", "BRPOPLPUSH", "s", "d", "0"), ("a", "BLPOP", "k"),
+        ("a", "BLMOVE", "a", "b", "LEFT"),
     ],
     "inside-multi": [
         ("a", "MULTI"), ("a", "BLPOP", "e", "0"), ("a", "BRPOP", "e", "0"),
@@ -83,9 +92,25 @@ SCRIPTS = {
         ("a", "BLMPOP", "0", "1", "e", "LEFT"), ("a", "RPUSH", "e", "v"),
         ("a", "BLPOP", "e", "0"), ("a", "EXEC"),
     ],
+    "zset-pops": [
+        ("a>", "BZPOPMIN", "z1", "z2", "0"), B1, ("b", "ZADD", "z2", "3", "c", "1", "a", "2", "b"),
+        ("a<",), ("a", "BZPOPMAX", "z1", "z2", "0"),
+        ("a>", "BZMPOP", "0", "2", "z1", "z3", "MAX", "COUNT", "5"), B1,
+        ("b", "ZADD", "z1", "7", "x"), ("a<",),
+        ("a", "BZMPOP", "0.01", "1", "z1", "MIN"), ("a", "BZPOPMIN", "z1", "0.01"),
+        ("a>", "BZPOPMIN", "z", "0"), B1, ("b", "SET", "z", "s"), ("b", "DEL", "z"),
+        ("b", "ZADD", "z", "1", "m"), ("a<",),
+        ("a", "HELLO", "3"), ("b", "ZADD", "z", "2.5", "n"), ("a", "BZPOPMIN", "z", "0"),
+        ("a", "BZPOPMAX", "z", "0.01"), ("a", "BZMPOP", "0.01", "1", "z", "MIN"),
+        ("b", "SET", "s", "1"), ("a", "BZPOPMIN", "s", "0"),
+        ("a", "BZMPOP", "0", "1", "s", "MIN"), ("a", "BZMPOP", "0", "1", "s", "UP"),
+        ("a", "BZPOPMIN", "s", "-1"),
+        ("a", "MULTI"), ("a", "BZPOPMIN", "e", "0"), ("a", "BZMPOP", "0", "1", "e", "MIN"),
+        ("a", "EXEC"),
+    ],
     "client-gone": [
-        ("a>", "BLPOP", "g", "0"), ("b", "CLIENT", "KILL", "SKIPME", "yes"), ("c", "PING"),
-        ("c", "RPUSH", "g", "kept"), ("c", "LRANGE", "g", "0", "-1"),
+        ("a>", "BLPOP", "g", "0"), B1, ("b", "CLIENT", "KILL", "SKIPME", "yes"),
+        ("blocked", 0), ("c", "RPUSH", "g", "kept"), ("c", "LRANGE", "g", "0", "-1"),
     ],
 }
 
@@ -144,13 +169,15 @@ def test_blocked_client_survives_flush_and_expiry(pair):
     """A FLUSHALL, or the key expiring, does not serve a blocked client; a later push does."""
     t, r, _ = pair(DEBUG_ARGS)
     h.compare_clients(t, r, [
-        ("a>", "BLPOP", "x", "0"), ("b", "RPUSH", "y", "1"), ("b", "FLUSHALL"),
+        ("a>", "BLPOP", "x", "0"), ("blocked", 1), ("b", "RPUSH", "y", "1"), ("b", "FLUSHALL"),
         ("b", "SET", "x", "1", "PX", "20"), ("sleep", 0.2), ("b", "DBSIZE"),
         ("b", "RPUSH", "x", "v"), ("a<",),
     ])
 
 
 def test_command_docs_of_the_blocking_commands(diff):
-    diff.run([Step("COMMAND", "INFO", "blpop", "brpop", "blmpop", "blmove", "brpoplpush"),
-              Step("COMMAND", "DOCS", "blpop", "blmove"),
-              Step("COMMAND", "GETKEYS", "BLMPOP", "0", "2", "a", "b", "LEFT")])
+    diff.run([Step("COMMAND", "INFO", "blpop", "brpop", "blmpop", "blmove", "brpoplpush",
+                   "bzpopmin", "bzpopmax", "bzmpop"),
+              Step("COMMAND", "DOCS", "blpop", "blmove", "bzmpop"),
+              Step("COMMAND", "GETKEYS", "BLMPOP", "0", "2", "a", "b", "LEFT"),
+              Step("COMMAND", "GETKEYS", "BZMPOP", "0", "2", "a", "b", "MIN")])
