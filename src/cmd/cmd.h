@@ -405,6 +405,7 @@ extern const struct cmd_def cmd_hash_defs[];
 extern const struct cmd_def cmd_list_defs[];
 extern const struct cmd_def cmd_set_defs[];
 extern const struct cmd_def cmd_multi_defs[];
+extern const struct cmd_def cmd_sort_defs[];
 extern const struct cmd_def cmd_zset_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */

@@ -140,6 +140,44 @@ static size_t set_keys(const struct resp_slice *argv, size_t argc, cmd_keyspec_v
     return 1;
 }
 
+/* SORT_RO: the key sorted (its other specs, for BY and GET, are "unknown"). */
+static size_t sort_ro_keys(const struct resp_slice *argv, size_t argc, cmd_keyspec_visit *visit,
+                           void *arg)
+{
+    (void)argv;
+    (void)argc;
+    if (visit != NULL) {
+        visit(arg, 1, CMD_KS_RO | CMD_KS_ACCESS);
+    }
+    return 1;
+}
+
+/* SORT: the key sorted, and the destination of the last STORE. Options are skipped with their
+ * arguments (LIMIT 2, GET and BY 1) as Redis's sortGetKeys skips them; a STORE's destination
+ * is not skipped, so in "STORE STORE x" the second STORE still counts. */
+static size_t sort_keys(const struct resp_slice *argv, size_t argc, cmd_keyspec_visit *visit,
+                        void *arg)
+{
+    size_t store = 0;
+
+    for (size_t i = 2; i < argc; i++) {
+        if (arg_eq(&argv[i], "limit")) {
+            i += 2;
+        } else if (arg_eq(&argv[i], "get") || arg_eq(&argv[i], "by")) {
+            i += 1;
+        } else if (arg_eq(&argv[i], "store") && i + 1 < argc) {
+            store = i + 1;
+        }
+    }
+    if (visit != NULL) {
+        visit(arg, 1, CMD_KS_RO | CMD_KS_ACCESS);
+        if (store != 0) {
+            visit(arg, store, CMD_KS_OW | CMD_KS_UPDATE);
+        }
+    }
+    return store != 0 ? 2 : 1;
+}
+
 /* The commands that have a key finder of their own (Redis's getkeys_proc). */
 static const struct {
     const char *name;
@@ -147,6 +185,8 @@ static const struct {
                    void *arg);
 } finders[] = {
     {"set", set_keys},
+    {"sort", sort_keys},
+    {"sort_ro", sort_ro_keys},
 };
 
 static size_t (*finder(const char *name))(const struct resp_slice *, size_t,
