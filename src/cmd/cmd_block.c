@@ -53,6 +53,19 @@ int cmd_block_ready(struct cmd_call *c, const struct resp_slice *key, enum store
     return -1;
 }
 
+int cmd_block_first_ready(struct cmd_call *c, size_t first, size_t n, enum store_type type,
+                          size_t *at)
+{
+    for (size_t j = first; j < first + n; j++) {
+        int has = cmd_block_ready(c, &c->argv[j], type);
+        if (has != 0) {
+            *at = j;
+            return has;
+        }
+    }
+    return 0;
+}
+
 int cmd_block_timeout(struct cmd_call *c, size_t i, int64_t *ms)
 {
     long double secs, msd;
@@ -142,18 +155,9 @@ static void queue_ready(struct cmd_server *srv, uint64_t hash, int db)
         srv->ready[srv->n_ready - 1].db == db) {
         return;
     }
-    if (srv->n_ready == srv->ready_cap) {
-        size_t cap = srv->ready_cap ? srv->ready_cap * 2 : READY_MIN;
-        struct cmd_ready *r = srv->alloc.alloc(srv->alloc.opaque, cap * sizeof(*r));
-        if (r == NULL) {
-            return; /* the marks stay: the next key queued (or the timeout) gets to them */
-        }
-        if (srv->n_ready > 0) {
-            memcpy(r, srv->ready, srv->n_ready * sizeof(*r));
-        }
-        srv->alloc.free(srv->alloc.opaque, srv->ready);
-        srv->ready = r;
-        srv->ready_cap = cap;
+    if (cmd_grow(srv, (void **)&srv->ready, &srv->ready_cap, srv->n_ready + 1,
+                 sizeof(*srv->ready), READY_MIN) != TERSE_OK) {
+        return; /* the marks stay: the next key queued (or the timeout) gets to them */
     }
     srv->ready[srv->n_ready].hash = hash;
     srv->ready[srv->n_ready].db = db;

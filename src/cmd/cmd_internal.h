@@ -102,6 +102,10 @@ int cmd_block(struct cmd_call *c, size_t first, size_t n, size_t step, int64_t t
  * take from now, 0 when it does not (a key of another type too, when c is a retry), -1 when
  * it replied WRONGTYPE. */
 int cmd_block_ready(struct cmd_call *c, const struct resp_slice *key, enum store_type type);
+/* cmd_block_ready over the n keys from argv[first], in order: 1 with *at the index of the first
+ * ready one, 0 when none is, -1 when it replied WRONGTYPE. */
+int cmd_block_first_ready(struct cmd_call *c, size_t first, size_t n, enum store_type type,
+                          size_t *at);
 /* Reads a blocking command's timeout (seconds, a float) at argv[i] as Redis 7.0 does: 0 with
  * *ms (0: forever), or -1 when it replied the error. */
 int cmd_block_timeout(struct cmd_call *c, size_t i, int64_t *ms);

@@ -17,30 +17,22 @@
 /* BLPOP, BRPOP key [key ...] timeout */
 static void blocking_pop(struct cmd_call *c, bool left)
 {
-    size_t n_keys = c->argc - 2;
+    const struct store_entry *e;
+    const uint8_t *form;
+    size_t n_keys = c->argc - 2, at, len;
     int64_t timeout_ms;
+    uint64_t n;
+    int has;
 
     if (cmd_block_timeout(c, c->argc - 1, &timeout_ms) != 0) {
         return;
     }
-    for (size_t j = 1; j <= n_keys; j++) {
-        const struct store_entry *e;
-        const uint8_t *form;
-        size_t len;
-        uint64_t n;
-        int has = cmd_block_ready(c, &c->argv[j], STORE_TYPE_LIST);
-
-        if (has < 0) {
-            return;
+    has = cmd_block_first_ready(c, 1, n_keys, STORE_TYPE_LIST, &at);
+    if (has > 0) {
+        if (cmd_list_read(c, &c->argv[at], 1, &e, &form, &len, &n) == 0 && e != NULL) {
+            (void)cmd_list_pop_and_store(c, &c->argv[at], form, len, n, left, 1, true, true);
         }
-        if (has > 0) {
-            if (cmd_list_read(c, &c->argv[j], 1, &e, &form, &len, &n) == 0 && e != NULL) {
-                (void)cmd_list_pop_and_store(c, &c->argv[j], form, len, n, left, 1, true, true);
-            }
-            return;
-        }
-    }
-    if (cmd_block(c, 1, n_keys, 1, timeout_ms) == 0) {
+    } else if (has == 0 && cmd_block(c, 1, n_keys, 1, timeout_ms) == 0) {
         resp_write_null_array(c->out);
     }
 }

@@ -169,36 +169,25 @@ void cmd_list_rpop(struct cmd_call *c)
 
 void cmd_list_mpop(struct cmd_call *c, size_t at, bool blocking, int64_t timeout_ms)
 {
+    const struct store_entry *e;
+    const uint8_t *form;
     long long count;
-    size_t nkeys;
+    size_t nkeys, j, len;
+    uint64_t n;
     bool left;
+    int has;
 
     if (cmd_elems_mpop_args_or_reply(c, at, "left", "right", &nkeys, &left, &count) != 0) {
         return;
     }
-    for (size_t j = at + 1; j < at + 1 + nkeys; j++) {
-        const struct store_entry *e;
-        const uint8_t *form;
-        size_t len;
-        uint64_t n;
-        int has = blocking ? cmd_block_ready(c, &c->argv[j], STORE_TYPE_LIST) : 1;
-
-        if (has < 0) {
-            return;
-        }
-        if (has == 0) {
-            continue;
-        }
-        if (cmd_list_read(c, &c->argv[j], 1, &e, &form, &len, &n) != 0) {
-            return;
-        }
-        if (e != NULL) {
+    /* Not blocking, a retry never happens: a key of another type answers WRONGTYPE. */
+    has = cmd_block_first_ready(c, at + 1, nkeys, STORE_TYPE_LIST, &j);
+    if (has > 0) {
+        if (cmd_list_read(c, &c->argv[j], 1, &e, &form, &len, &n) == 0 && e != NULL) {
             (void)cmd_list_pop_and_store(c, &c->argv[j], form, len, n, left, (uint64_t)count,
                                          false, true);
-            return;
         }
-    }
-    if (!blocking || cmd_block(c, at + 1, nkeys, 1, timeout_ms) == 0) {
+    } else if (has == 0 && (!blocking || cmd_block(c, at + 1, nkeys, 1, timeout_ms) == 0)) {
         resp_write_null_array(c->out);
     }
 }

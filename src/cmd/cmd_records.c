@@ -9,37 +9,11 @@
 
 #include "cmd/cmd.h"
 #include "cmd/cmd_internal.h"
+#include "cmd/cmd_util.h"
 #include "terse/status.h"
 
 #define RECORDS_MIN 256u   /* first buffer, bytes */
 #define RECORDS_ARGV_MIN 8 /* first argv, slices */
-
-/* Grows *p (of *cap units of size each, contents kept) to hold at least want units.
- * TERSE_OK or TERSE_ENOMEM (unchanged). */
-static int reserve(struct cmd_server *srv, void **p, size_t *cap, size_t want, size_t size,
-                   size_t min)
-{
-    size_t n = *cap > min ? *cap : min;
-    void *np;
-
-    if (want <= *cap) {
-        return TERSE_OK;
-    }
-    while (n < want) {
-        n *= 2;
-    }
-    np = srv->alloc.alloc(srv->alloc.opaque, n * size);
-    if (np == NULL) {
-        return TERSE_ENOMEM;
-    }
-    if (*cap > 0) {
-        memcpy(np, *p, *cap * size);
-    }
-    srv->alloc.free(srv->alloc.opaque, *p);
-    *p = np;
-    *cap = n;
-    return TERSE_OK;
-}
 
 int cmd_records_put(struct cmd_server *srv, struct cmd_records *q, const struct cmd_def *d,
                     const struct resp_slice *argv, size_t argc)
@@ -52,9 +26,9 @@ int cmd_records_put(struct cmd_server *srv, struct cmd_records *q, const struct 
         need += argv[i].len;
     }
     if (argc > UINT32_MAX ||
-        reserve(srv, (void **)&q->buf, &q->cap, q->len + need, 1, RECORDS_MIN) != TERSE_OK ||
-        reserve(srv, (void **)&q->argv, &q->argv_cap, argc, sizeof(*q->argv),
-                RECORDS_ARGV_MIN) != TERSE_OK) {
+        cmd_grow(srv, (void **)&q->buf, &q->cap, q->len + need, 1, RECORDS_MIN) != TERSE_OK ||
+        cmd_grow(srv, (void **)&q->argv, &q->argv_cap, argc, sizeof(*q->argv),
+                 RECORDS_ARGV_MIN) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
     p = q->buf + q->len;

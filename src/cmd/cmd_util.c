@@ -477,3 +477,31 @@ struct store_entry *cmd_lookup_write_type(struct cmd_call *c, const struct resp_
     }
     return e;
 }
+
+int cmd_grow(struct cmd_server *srv, void **p, size_t *cap, size_t want, size_t size,
+             size_t min)
+{
+    size_t n = *cap > min ? *cap : min;
+    void *np;
+
+    if (want <= *cap) {
+        return TERSE_OK;
+    }
+    while (n < want) {
+        if (n > SIZE_MAX / 2 / size) {
+            return TERSE_ENOMEM;
+        }
+        n *= 2;
+    }
+    np = srv->alloc.alloc(srv->alloc.opaque, n * size);
+    if (np == NULL) {
+        return TERSE_ENOMEM;
+    }
+    if (*cap > 0) {
+        memcpy(np, *p, *cap * size);
+    }
+    srv->alloc.free(srv->alloc.opaque, *p);
+    *p = np;
+    *cap = n;
+    return TERSE_OK;
+}

@@ -87,4 +87,10 @@ struct store_entry *cmd_lookup_read_type(struct cmd_call *c, const struct resp_s
 struct store_entry *cmd_lookup_write_type(struct cmd_call *c, const struct resp_slice *key,
                                           enum store_type type, int *replied);
 
+/* Grows the array *p of *cap units of size bytes each (contents kept, from srv's allocator) to
+ * hold at least want units: doubling from at least min. TERSE_OK or TERSE_ENOMEM (unchanged).
+ * For the arrays a command keeps across calls (MULTI's queue, blocked keys) or builds (SORT). */
+int cmd_grow(struct cmd_server *srv, void **p, size_t *cap, size_t want, size_t size,
+             size_t min);
+
 #endif /* TERSE_CMD_UTIL_H */

@@ -127,23 +127,17 @@ void cmd_zset_zmpop(struct cmd_call *c)
 /* BZPOPMIN, BZPOPMAX key [key ...] timeout */
 static void bzpop(struct cmd_call *c, bool max)
 {
-    size_t nkeys = c->argc - 2;
+    size_t nkeys = c->argc - 2, at;
     int64_t timeout_ms;
+    int has;
 
     if (cmd_block_timeout(c, c->argc - 1, &timeout_ms) != 0) {
         return;
     }
-    for (size_t j = 1; j <= nkeys; j++) {
-        int has = cmd_block_ready(c, &c->argv[j], STORE_TYPE_ZSET);
-        if (has < 0) {
-            return;
-        }
-        if (has > 0) {
-            pop_generic(c, j, 1, -1, (struct pop_how){max, false, false, true});
-            return;
-        }
-    }
-    if (cmd_block(c, 1, nkeys, 1, timeout_ms) == 0) {
+    has = cmd_block_first_ready(c, 1, nkeys, STORE_TYPE_ZSET, &at);
+    if (has > 0) {
+        pop_generic(c, at, 1, -1, (struct pop_how){max, false, false, true});
+    } else if (has == 0 && cmd_block(c, 1, nkeys, 1, timeout_ms) == 0) {
         resp_write_null_array(c->out);
     }
 }
@@ -163,24 +157,18 @@ void cmd_zset_bzmpop(struct cmd_call *c)
 {
     long long count;
     int64_t timeout_ms;
-    size_t nkeys;
+    size_t nkeys, at;
     bool min;
+    int has;
 
     if (cmd_block_timeout(c, 1, &timeout_ms) != 0 ||
         cmd_elems_mpop_args_or_reply(c, 2, "min", "max", &nkeys, &min, &count) != 0) {
         return;
     }
-    for (size_t j = 3; j < 3 + nkeys; j++) {
-        int has = cmd_block_ready(c, &c->argv[j], STORE_TYPE_ZSET);
-        if (has < 0) {
-            return;
-        }
-        if (has > 0) {
-            pop_generic(c, j, 1, count, (struct pop_how){!min, true, true, false});
-            return;
-        }
-    }
-    if (cmd_block(c, 3, nkeys, 1, timeout_ms) == 0) {
+    has = cmd_block_first_ready(c, 3, nkeys, STORE_TYPE_ZSET, &at);
+    if (has > 0) {
+        pop_generic(c, at, 1, count, (struct pop_how){!min, true, true, false});
+    } else if (has == 0 && cmd_block(c, 3, nkeys, 1, timeout_ms) == 0) {
         resp_write_null_array(c->out);
     }
 }
