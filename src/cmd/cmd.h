@@ -96,6 +96,9 @@ struct cmd_client {
     struct cmd_records blk;
     struct cmd_keyreg_key *blocked_on;
     int64_t block_deadline_ms;
+    /* Subscriptions (cmd_pubsub.c): channels, patterns, shard channels; owned, each also in
+     * the server's registry of its kind, in the order subscribed. */
+    struct cmd_keyreg_key *subs, *psubs, *ssubs;
 };
 
 /* ---- hooks into other layers, filled by server/ ------------------------------------------ */
@@ -258,6 +261,8 @@ struct cmd_server {
      * on (cmd_block.c). While either holds a key, the shard reports changes (cmd_keyreg.c). */
     struct cmd_keyreg watch;
     struct cmd_keyreg block;
+    /* Pub/sub subscriptions by channel, pattern and shard channel (cmd_pubsub.c). */
+    struct cmd_keyreg pubsub_chan, pubsub_pat, pubsub_shard;
     size_t n_blocked;            /* clients with CMD_CLIENT_BLOCKED */
     int64_t block_next_deadline; /* earliest deadline of a blocked client (unix ms), 0: none */
     /* Keys of blocked clients written since they were last served, in order (cmd_block.c).
@@ -283,6 +288,9 @@ void cmd_client_deinit(struct cmd_server *srv, struct cmd_client *cl);
  */
 void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct resp_slice *argv,
                   size_t argc);
+
+/* 1 when cl has a pub/sub subscription of any kind (its output limit is the pubsub class). */
+int cmd_pubsub_any(const struct cmd_client *cl);
 
 /* ---- blocked clients (cmd_block.c) ------------------------------------------------------ */
 
@@ -372,8 +380,10 @@ enum cmd_flags {
     CMD_NO_MULTI = 1 << 19,
     CMD_MOVABLE_KEYS = 1 << 20,
     CMD_ALLOW_BUSY = 1 << 21,
-    CMD_TX_NOW = 1 << 22          /* terse's own: runs at once inside MULTI, never queued
+    CMD_TX_NOW = 1 << 22,         /* terse's own: runs at once inside MULTI, never queued
                                      (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET) */
+    CMD_SUB_OK = 1 << 23          /* terse's own: allowed to a RESP2 client with
+                                     subscriptions ((P|S)(UN)SUBSCRIBE, PING, QUIT, RESET) */
 };
 
 /*
@@ -406,6 +416,7 @@ extern const struct cmd_def cmd_list_defs[];
 extern const struct cmd_def cmd_set_defs[];
 extern const struct cmd_def cmd_multi_defs[];
 extern const struct cmd_def cmd_sort_defs[];
+extern const struct cmd_def cmd_pubsub_defs[];
 extern const struct cmd_def cmd_zset_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */

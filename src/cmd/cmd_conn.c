@@ -21,7 +21,12 @@ static void cmd_ping(struct cmd_call *c)
         resp_write_error(c->out, "ERR wrong number of arguments for 'ping' command");
         return;
     }
-    if (c->argc == 1) {
+    if (c->cl->resp == 2 && cmd_pubsub_any(c->cl)) {
+        /* A RESP2 subscriber's PING answers in the shape of a message. */
+        resp_write_array(c->out, 2);
+        resp_write_cstr(c->out, "pong");
+        resp_write_bulk(c->out, c->argc == 2 ? c->argv[1].p : NULL, c->argc == 2 ? c->argv[1].len : 0);
+    } else if (c->argc == 1) {
         resp_write_simple(c->out, "PONG");
     } else {
         resp_write_bulk(c->out, c->argv[1].p, c->argv[1].len);
@@ -187,6 +192,7 @@ static void cmd_quit(struct cmd_call *c)
 static void cmd_reset(struct cmd_call *c)
 {
     cmd_multi_discard(c->srv, c->cl);
+    cmd_pubsub_client_free(c->srv, c->cl);
     c->cl->db = 0;
     c->cl->resp = 2;
     c->out->proto = 2;
@@ -226,12 +232,25 @@ static void cmd_client_getname(struct cmd_call *c)
 static size_t client_line(struct cmd_call *c, const struct cmd_client *cl, char *buf, size_t cap)
 {
     size_t qbuf = 0, qfree = 0, obuf = 0, omem = 0;
+    size_t n_sub = 0, n_psub = 0, n_ssub = 0;
     int n;
     char flags[8];
     size_t fl = 0;
 
     if (c->srv->hooks.client_io != NULL) {
         c->srv->hooks.client_io(c->srv->hooks.srv, cl, &qbuf, &qfree, &obuf, &omem);
+    }
+    for (const struct cmd_keyreg_key *k = cl->subs; k != NULL; k = k->client_next) {
+        n_sub++;
+    }
+    for (const struct cmd_keyreg_key *k = cl->psubs; k != NULL; k = k->client_next) {
+        n_psub++;
+    }
+    for (const struct cmd_keyreg_key *k = cl->ssubs; k != NULL; k = k->client_next) {
+        n_ssub++;
+    }
+    if (cmd_pubsub_any(cl)) {
+        flags[fl++] = 'P';
     }
     if (cl->flags & CMD_CLIENT_BLOCKED) {
         flags[fl++] = 'b';
@@ -254,13 +273,13 @@ static size_t client_line(struct cmd_call *c, const struct cmd_client *cl, char 
     flags[fl] = '\0';
     n = snprintf(buf, cap,
                  "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
-                 "sub=0 psub=0 ssub=0 multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=%zu "
+                 "sub=%zu psub=%zu ssub=%zu multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=%zu "
                  "rbs=%zu rbp=0 obl=%zu oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default "
                  "redir=-1 resp=%d\n",
                  (unsigned long long)cl->id, cl->addr, cl->laddr, cl->fd,
                  cl->name != NULL ? cl->name : "", (long long)((c->now_ms - cl->ctime_ms) / 1000),
                  (long long)((c->now_ms - cl->last_ms) / 1000), flags, cl->db,
-                 (cl->flags & CMD_CLIENT_MULTI) ? (long long)cl->mq.n : -1LL, qbuf, qfree,
+                 n_sub, n_psub, n_ssub, (cl->flags & CMD_CLIENT_MULTI) ? (long long)cl->mq.n : -1LL, qbuf, qfree,
                  cmd_records_mem(&cl->mq),
                  qbuf + qfree, obuf, omem, qbuf + qfree + omem,
                  cl->last_cmd != NULL ? cl->last_cmd : "NULL", cl->resp);
@@ -285,23 +304,52 @@ static int id_selected(const struct cmd_call *c, const struct cmd_client *cl)
     return 0;
 }
 
+/* A client type of CLIENT LIST and CLIENT KILL at argv[i]: CLIENT_TYPE_*, or -1 after
+ * replying the error. */
+enum { CLIENT_TYPE_ANY = -2, CLIENT_TYPE_NORMAL = 0, CLIENT_TYPE_PUBSUB, CLIENT_TYPE_OTHER };
+
+static int client_type_or_reply(struct cmd_call *c, size_t i)
+{
+    if (cmd_arg_is(c, i, "normal")) {
+        return CLIENT_TYPE_NORMAL;
+    }
+    if (cmd_arg_is(c, i, "pubsub")) {
+        return CLIENT_TYPE_PUBSUB;
+    }
+    if (cmd_arg_is(c, i, "master") || cmd_arg_is(c, i, "replica") ||
+        cmd_arg_is(c, i, "slave")) {
+        return CLIENT_TYPE_OTHER; /* terse has neither: no client is of these types */
+    }
+    resp_write_errorf(c->out, "ERR Unknown client type '%.*s'",
+                      c->argv[i].len > 128 ? 128 : (int)c->argv[i].len,
+                      (const char *)c->argv[i].p);
+    return -1;
+}
+
+/* Whether cl is of type (CLIENT_TYPE_ANY: every client is). */
+static int type_ok(const struct cmd_client *cl, int type)
+{
+    switch (type) {
+    case CLIENT_TYPE_ANY:
+        return 1;
+    case CLIENT_TYPE_NORMAL:
+        return !cmd_pubsub_any(cl);
+    case CLIENT_TYPE_PUBSUB:
+        return cmd_pubsub_any(cl);
+    default:
+        return 0;
+    }
+}
+
 static void cmd_client_list(struct cmd_call *c)
 {
     char line[1024];
     size_t total = 0, n = 0;
-    int by_id = 0;
+    int by_id = 0, type = CLIENT_TYPE_ANY;
 
     if (c->argc == 4 && cmd_arg_is(c, 2, "type")) {
-        if (!cmd_arg_is(c, 3, "normal") && !cmd_arg_is(c, 3, "master") &&
-            !cmd_arg_is(c, 3, "replica") && !cmd_arg_is(c, 3, "slave") &&
-            !cmd_arg_is(c, 3, "pubsub")) {
-            int k = c->argv[3].len > 128 ? 128 : (int)c->argv[3].len;
-            resp_write_errorf(c->out, "ERR Unknown client type '%.*s'", k,
-                              (const char *)c->argv[3].p);
-            return;
-        }
-        if (!cmd_arg_is(c, 3, "normal")) {
-            resp_write_verbatim(c->out, "txt", "", 0);
+        type = client_type_or_reply(c, 3);
+        if (type < 0) {
             return;
         }
     } else if (c->argc >= 4 && cmd_arg_is(c, 2, "id")) {
@@ -319,7 +367,7 @@ static void cmd_client_list(struct cmd_call *c)
     }
     /* Two passes over the clients: size first, then the lines into scratch. */
     for (const struct cmd_client *cl = c->srv->clients; cl != NULL; cl = cl->next) {
-        if (!by_id || id_selected(c, cl)) {
+        if ((!by_id || id_selected(c, cl)) && type_ok(cl, type)) {
             total += client_line(c, cl, line, sizeof(line));
         }
     }
@@ -328,7 +376,7 @@ static void cmd_client_list(struct cmd_call *c)
         return;
     }
     for (const struct cmd_client *cl = c->srv->clients; cl != NULL; cl = cl->next) {
-        if (!by_id || id_selected(c, cl)) {
+        if ((!by_id || id_selected(c, cl)) && type_ok(cl, type)) {
             size_t k = client_line(c, cl, line, sizeof(line));
             if (n + k > total) {
                 k = total - n;
@@ -407,7 +455,7 @@ static void cmd_client_kill(struct cmd_call *c)
 {
     long long id = 0;
     const struct resp_slice *addr = NULL, *laddr = NULL;
-    int skipme = 1;
+    int skipme = 1, type = CLIENT_TYPE_ANY;
     long long killed = 0;
 
     if (c->argc == 3) {
@@ -446,16 +494,8 @@ static void cmd_client_kill(struct cmd_call *c)
                 return;
             }
         } else if (cmd_arg_is(c, i, "type")) {
-            if (!cmd_arg_is(c, i + 1, "normal") && !cmd_arg_is(c, i + 1, "master") &&
-                !cmd_arg_is(c, i + 1, "replica") && !cmd_arg_is(c, i + 1, "slave") &&
-                !cmd_arg_is(c, i + 1, "pubsub")) {
-                int n = c->argv[i + 1].len > 128 ? 128 : (int)c->argv[i + 1].len;
-                resp_write_errorf(c->out, "ERR Unknown client type '%.*s'", n,
-                                  (const char *)c->argv[i + 1].p);
-                return;
-            }
-            if (!cmd_arg_is(c, i + 1, "normal")) {
-                resp_write_int(c->out, 0);
+            type = client_type_or_reply(c, i + 1);
+            if (type < 0) {
                 return;
             }
         } else if (cmd_arg_is(c, i, "user")) {
@@ -472,6 +512,9 @@ static void cmd_client_kill(struct cmd_call *c)
     }
     for (struct cmd_client *cl = c->srv->clients; cl != NULL; cl = cl->next) {
         if (id != 0 && cl->id != (unsigned long long)id) {
+            continue;
+        }
+        if (!type_ok(cl, type)) {
             continue;
         }
         if (addr != NULL && !slice_eq(addr, cl->addr)) {
@@ -572,14 +615,14 @@ const struct cmd_def cmd_conn_defs[] = {
                       CMD_ALLOW_BUSY,
      0, 0, 0, cmd_hello, "@fast @connection", "Handshakes with the Redis server.", "6.0.0",
      "connection", NULL},
-    {"ping", -1, CMD_FAST, 0, 0, 0, cmd_ping, "@fast @connection",
+    {"ping", -1, CMD_FAST | CMD_SUB_OK, 0, 0, 0, cmd_ping, "@fast @connection",
      "Returns the server's liveliness response.", "1.0.0", "connection", NULL},
     {"quit", -1, CMD_ALLOW_BUSY | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST |
-                     CMD_NO_AUTH | CMD_TX_NOW,
+                     CMD_NO_AUTH | CMD_TX_NOW | CMD_SUB_OK,
      0, 0, 0, cmd_quit, "@fast @connection", "Closes the connection.", "1.0.0", "connection",
      NULL},
     {"reset", 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH |
-                     CMD_ALLOW_BUSY | CMD_TX_NOW,
+                     CMD_ALLOW_BUSY | CMD_TX_NOW | CMD_SUB_OK,
      0, 0, 0, cmd_reset, "@fast @connection", "Resets the connection.", "6.2.0",
      "connection", NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL}};

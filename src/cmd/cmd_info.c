@@ -357,7 +357,9 @@ static void info_stats(struct info_buf *b, struct cmd_call *c, const struct info
               (unsigned long long)s->evicted_keys);
     info_addf(b, "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n",
               (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses);
-    info_addf(b, "pubsub_channels:0\r\npubsub_patterns:0\r\npubsubshard_channels:0\r\n");
+    info_addf(b, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",
+              cmd_pubsub_names(c->srv, 0), cmd_pubsub_names(c->srv, 1),
+              cmd_pubsub_names(c->srv, 2));
     info_addf(b, "latest_fork_usec:0\r\ntotal_forks:0\r\n");
     info_addf(b, "migrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n");
     info_addf(b, "active_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\n"

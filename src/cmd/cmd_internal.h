@@ -77,6 +77,14 @@ int cmd_keyreg_same(const struct cmd_keyreg_key *k, uint64_t hash, int db, const
                     size_t klen);
 void cmd_keyreg_free(struct cmd_server *srv, struct cmd_keyreg *reg);
 
+/* cmd_pubsub.c: subscriptions. */
+/* Channels and patterns cl is subscribed to (what (P)SUBSCRIBE confirmations count). */
+size_t cmd_pubsub_count(const struct cmd_client *cl);
+/* Drops every subscription of cl (RESET, the client goes); nothing is replied. */
+void cmd_pubsub_client_free(struct cmd_server *srv, struct cmd_client *cl);
+/* Distinct channels (which 0), patterns (1) or shard channels (2) subscribed (INFO). */
+size_t cmd_pubsub_names(struct cmd_server *srv, int which);
+
 /* cmd_watch.c: WATCH's keys. */
 void cmd_watch(struct cmd_call *c);
 void cmd_unwatch(struct cmd_call *c);

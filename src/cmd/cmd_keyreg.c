@@ -94,13 +94,14 @@ int cmd_keyreg_add(struct cmd_server *srv, struct cmd_keyreg *reg,
                    size_t klen)
 {
     uint64_t hash = store_key_hash(srv->shard, key, klen);
-    struct cmd_keyreg_key *k, **tail;
+    struct cmd_keyreg_key *k, **tail, **client_tail;
 
-    for (k = *list; k != NULL; k = k->client_next) {
-        if (cmd_keyreg_same(k, hash, db, key, klen)) {
+    for (tail = list; *tail != NULL; tail = &(*tail)->client_next) {
+        if (cmd_keyreg_same(*tail, hash, db, key, klen)) {
             return TERSE_OK;
         }
     }
+    client_tail = tail;
     if (reg->n >= reg->n_buckets && grow(srv, reg) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
@@ -120,8 +121,8 @@ int cmd_keyreg_add(struct cmd_server *srv, struct cmd_keyreg *reg,
     for (tail = bucket_of(reg, hash); *tail != NULL; tail = &(*tail)->bucket_next) {
     }
     *tail = k;
-    k->client_next = *list;
-    *list = k;
+    k->client_next = NULL;
+    *client_tail = k; /* a client's keys in the order it added them (PUNSUBSCRIBE's order) */
     if (reg->n++ == 0) {
         listen(srv);
     }

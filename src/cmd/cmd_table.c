@@ -26,7 +26,8 @@ static const struct cmd_def *const *families(size_t *n)
                                                 cmd_server_defs, cmd_memory_defs,
                                                 cmd_persist_defs, cmd_hash_defs,
                                                 cmd_list_defs, cmd_set_defs, cmd_zset_defs,
-                                                cmd_multi_defs, cmd_sort_defs};
+                                                cmd_multi_defs, cmd_sort_defs,
+                                                cmd_pubsub_defs};
     *n = sizeof(fam) / sizeof(fam[0]);
     return fam;
 }
@@ -85,6 +86,9 @@ int cmd_server_init(struct cmd_server *srv)
     srv->scratch3_cap = 0;
     memset(&srv->watch, 0, sizeof(srv->watch));
     memset(&srv->block, 0, sizeof(srv->block));
+    memset(&srv->pubsub_chan, 0, sizeof(srv->pubsub_chan));
+    memset(&srv->pubsub_pat, 0, sizeof(srv->pubsub_pat));
+    memset(&srv->pubsub_shard, 0, sizeof(srv->pubsub_shard));
     srv->n_blocked = 0;
     srv->block_next_deadline = 0;
     srv->ready = NULL;
@@ -108,6 +112,9 @@ void cmd_server_deinit(struct cmd_server *srv)
     srv->scratch_cap = srv->scratch2_cap = srv->scratch3_cap = 0;
     cmd_keyreg_free(srv, &srv->watch);
     cmd_keyreg_free(srv, &srv->block);
+    cmd_keyreg_free(srv, &srv->pubsub_chan);
+    cmd_keyreg_free(srv, &srv->pubsub_pat);
+    cmd_keyreg_free(srv, &srv->pubsub_shard);
     srv->alloc.free(srv->alloc.opaque, srv->ready);
     srv->ready = NULL;
     srv->n_ready = srv->ready_cap = 0;
@@ -210,6 +217,7 @@ void cmd_client_deinit(struct cmd_server *srv, struct cmd_client *cl)
     }
     cl->prev = cl->next = NULL;
     cmd_block_end(srv, cl);
+    cmd_pubsub_client_free(srv, cl);
     cmd_multi_discard(srv, cl);
     cmd_records_free(srv, &cl->mq);
     cmd_records_free(srv, &cl->blk);
@@ -365,6 +373,14 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
                      (cl->mq.flags & CMD_DENYOOM));
     if (srv->settings.maxmemory != 0 && !cmd_memory_admit(&call, d, deny)) {
         refuse(&call, d, CMD_ERR_OOM);
+        return;
+    }
+    if (cl->resp == 2 && !(d->flags & CMD_SUB_OK) && cmd_pubsub_any(cl)) {
+        snprintf(msg, sizeof(msg),
+                 "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT "
+                 "/ RESET are allowed in this context",
+                 d->name);
+        refuse(&call, d, msg);
         return;
     }
     if (queue) {

@@ -302,6 +302,11 @@ void resp_write_map(struct resp_out *o, size_t n)
     }
 }
 
+void resp_write_push(struct resp_out *o, size_t n)
+{
+    resp_write_header(o, o->proto >= 3 ? '>' : '*', 0, n);
+}
+
 void resp_write_set(struct resp_out *o, size_t n)
 {
     resp_write_header(o, o->proto >= 3 ? '~' : '*', 0, n);

@@ -60,6 +60,7 @@ void resp_write_null_array(struct resp_out *o); /* RESP2 *-1, RESP3 _ */
 void resp_write_array(struct resp_out *o, size_t n); /* *n */
 void resp_write_map(struct resp_out *o, size_t n);   /* RESP3 %n, RESP2 *2n */
 void resp_write_set(struct resp_out *o, size_t n);   /* RESP3 ~n, RESP2 *n */
+void resp_write_push(struct resp_out *o, size_t n);  /* RESP3 >n, RESP2 *n (pub/sub) */
 void resp_write_double(struct resp_out *o, double d); /* RESP3 ,d  RESP2 bulk, %.17g */
 void resp_write_bool(struct resp_out *o, int b);      /* RESP3 #t/#f, RESP2 :1/:0 */
 /* RESP3 =n\r\ntxt:body, RESP2 bulk of body. fmt3 is a 3-letter format such as "txt" (only

@@ -134,7 +134,9 @@ void srv_close_all_clients(struct srv *s)
 /* Output buffer limits of the normal class. Returns 1 when the client must be closed. */
 static int over_output_limit(struct srv *s, struct srv_client *c, int64_t now_ms)
 {
-    const struct core_config_obuf_class *k = &s->cfg.client_output_buffer_limit.cls[0];
+    const struct core_config_obuf_class *k =
+        &s->cfg.client_output_buffer_limit
+             .cls[cmd_pubsub_any(&c->cmd) ? CORE_CLIENT_PUBSUB : CORE_CLIENT_NORMAL];
     size_t used = core_buf_pending(&c->conn.out);
 
     if (k->hard_bytes != 0 && used >= k->hard_bytes) {
@@ -400,7 +402,10 @@ void srv_clients_resume(struct srv *s)
                 continue;
             }
         }
-        if (c->cmd.flags & CMD_CLIENT_CLOSE_ASAP) {
+        if ((c->cmd.flags & CMD_CLIENT_CLOSE_ASAP) || over_output_limit(s, c, now)) {
+            if (!(c->cmd.flags & CMD_CLIENT_CLOSE_ASAP)) {
+                log_output_limit(c); /* a subscriber that does not read its messages */
+            }
             srv_client_close(s, c);
             continue;
         }
