@@ -321,6 +321,7 @@ extern const struct cmd_def cmd_persist_defs[];
 extern const struct cmd_def cmd_hash_defs[];
 extern const struct cmd_def cmd_list_defs[];
 extern const struct cmd_def cmd_set_defs[];
+extern const struct cmd_def cmd_stream_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);

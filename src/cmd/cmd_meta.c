@@ -21,7 +21,10 @@
  *        quit randomkey rename renamenx reset rpop rpoplpush rpush rpushx sadd save scan scard
  *        sdiff sdiffstore select set setbit setex setnx setrange shutdown sinter sintercard
  *        sinterstore sismember smembers smismember smove spop srandmember srem sscan strlen substr
- *        sunion sunionstore swapdb time touch ttl type unlink
+ *        sunion sunionstore swapdb time touch ttl type unlink xack xadd xautoclaim xclaim xdel
+ *        xgroup xgroup|create xgroup|createconsumer xgroup|delconsumer xgroup|destroy xgroup|help
+ *        xgroup|setid xinfo xinfo|consumers xinfo|groups xinfo|help xinfo|stream xlen xpending
+ *        xrange xread xreadgroup xrevrange xsetid xtrim
  */
 #include "cmd/cmd_meta.h"
 
@@ -97,6 +100,12 @@ static const char *const tips[] = {
     "nondeterministic_output",
     "request_policy:multi_shard",
     "response_policy:agg_sum",
+    "nondeterministic_output",
+    "nondeterministic_output",
+    "nondeterministic_output",
+    "nondeterministic_output",
+    "nondeterministic_output",
+    "nondeterministic_output",
     NULL};
 
 static const struct cmd_keyspec keyspecs[] = {
@@ -229,6 +238,28 @@ static const struct cmd_keyspec keyspecs[] = {
     {NULL, CMD_KS_RO | CMD_KS_ACCESS, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
     {NULL, CMD_KS_RO, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
     {NULL, CMD_KS_RM | CMD_KS_DELETE, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {-1, 1, 0}},
+    {NULL, CMD_KS_RW | CMD_KS_UPDATE, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {"UPDATE instead of INSERT because of the optional trimming feature", CMD_KS_RW | CMD_KS_UPDATE,
+     CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RW | CMD_KS_DELETE, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RW | CMD_KS_UPDATE, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RW | CMD_KS_DELETE, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RW | CMD_KS_INSERT, CMD_KS_BS_INDEX, NULL, 2, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RW | CMD_KS_INSERT, CMD_KS_BS_INDEX, NULL, 2, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RW | CMD_KS_DELETE, CMD_KS_BS_INDEX, NULL, 2, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RW | CMD_KS_DELETE, CMD_KS_BS_INDEX, NULL, 2, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RW | CMD_KS_UPDATE, CMD_KS_BS_INDEX, NULL, 2, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RO | CMD_KS_ACCESS, CMD_KS_BS_INDEX, NULL, 2, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RO | CMD_KS_ACCESS, CMD_KS_BS_INDEX, NULL, 2, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RO | CMD_KS_ACCESS, CMD_KS_BS_INDEX, NULL, 2, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RO, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RO | CMD_KS_ACCESS, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RO | CMD_KS_ACCESS, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RO | CMD_KS_ACCESS, CMD_KS_BS_KEYWORD, "STREAMS", 1, CMD_KS_FK_RANGE, {-1, 1, 2}},
+    {NULL, CMD_KS_RO | CMD_KS_ACCESS, CMD_KS_BS_KEYWORD, "STREAMS", 4, CMD_KS_FK_RANGE, {-1, 1, 2}},
+    {NULL, CMD_KS_RO | CMD_KS_ACCESS, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RW | CMD_KS_UPDATE, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
+    {NULL, CMD_KS_RW | CMD_KS_DELETE, CMD_KS_BS_INDEX, NULL, 1, CMD_KS_FK_RANGE, {0, 1, 0}},
     {NULL, 0, CMD_KS_BS_UNKNOWN, NULL, 0, CMD_KS_FK_UNKNOWN, {0, 0, 0}}};
 
 static const struct cmd_history history[] = {
@@ -288,6 +319,23 @@ static const struct cmd_history history[] = {
     {"2.6.0", "Added the optional `count` argument."},
     {"2.4.0", "Accepts multiple `member` arguments."},
     {"2.8.0", "Added the -2 reply."},
+    {"6.2.0", "Added the `NOMKSTREAM` option, `MINID` trimming strategy and the `LIMIT` option."},
+    {"7.0.0", "Added support for the `<ms>-*` explicit ID form."},
+    {"7.0.0",
+     "Added an element to the reply array, containing deleted entries the command "
+     "cleared from the PEL"},
+    {"7.0.0", "Added the `entries_read` named argument."},
+    {"7.0.0", "Added the optional `entries_read` argument."},
+    {"7.0.0", "Added the `entries-read` and `lag` fields"},
+    {"6.0.0", "Added the `FULL` modifier."},
+    {"7.0.0",
+     "Added the `max-deleted-entry-id`, `entries-added`, `recorded-first-entry-id`, "
+     "`entries-read` and `lag` fields"},
+    {"6.2.0", "Added the `IDLE` option and exclusive range intervals."},
+    {"6.2.0", "Added exclusive ranges."},
+    {"6.2.0", "Added exclusive ranges."},
+    {"7.0.0", "Added the `entries_added` and `max_deleted_entry_id` arguments."},
+    {"6.2.0", "Added the `MINID` trimming strategy and the `LIMIT` option."},
     {NULL, NULL}};
 
 static const struct cmd_arg args[] = {
@@ -617,6 +665,126 @@ static const struct cmd_arg args[] = {
     {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
     {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
     {"key", CMD_ARG_KEY, CMD_ARG_MULTIPLE, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"group", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"id", CMD_ARG_STRING, CMD_ARG_MULTIPLE, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"nomkstream", CMD_ARG_PURE_TOKEN, CMD_ARG_OPTIONAL, -1, NULL, "NOMKSTREAM", NULL, "6.2.0",
+     NULL, 0, 0},
+    {"trim", CMD_ARG_BLOCK, CMD_ARG_OPTIONAL, -1, NULL, NULL, NULL, NULL, NULL, 325, 4},
+    {"id_or_auto", CMD_ARG_ONEOF, 0, -1, NULL, NULL, NULL, NULL, NULL, 333, 2},
+    {"field_value", CMD_ARG_BLOCK, CMD_ARG_MULTIPLE, -1, NULL, NULL, NULL, NULL, NULL, 335, 2},
+    {"strategy", CMD_ARG_ONEOF, 0, -1, NULL, NULL, NULL, NULL, NULL, 329, 2},
+    {"operator", CMD_ARG_ONEOF, CMD_ARG_OPTIONAL, -1, NULL, NULL, NULL, NULL, NULL, 331, 2},
+    {"threshold", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"count", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "LIMIT", NULL, "6.2.0", NULL, 0, 0},
+    {"maxlen", CMD_ARG_PURE_TOKEN, 0, -1, NULL, "MAXLEN", NULL, NULL, NULL, 0, 0},
+    {"minid", CMD_ARG_PURE_TOKEN, 0, -1, NULL, "MINID", NULL, "6.2.0", NULL, 0, 0},
+    {"equal", CMD_ARG_PURE_TOKEN, 0, -1, NULL, "=", NULL, NULL, NULL, 0, 0},
+    {"approximately", CMD_ARG_PURE_TOKEN, 0, -1, NULL, "~", NULL, NULL, NULL, 0, 0},
+    {"auto_id", CMD_ARG_PURE_TOKEN, 0, -1, NULL, "*", NULL, NULL, NULL, 0, 0},
+    {"id", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"field", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"value", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"group", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"consumer", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"min-idle-time", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"start", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"count", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "COUNT", NULL, NULL, NULL, 0, 0},
+    {"justid", CMD_ARG_PURE_TOKEN, CMD_ARG_OPTIONAL, -1, NULL, "JUSTID", NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"group", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"consumer", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"min-idle-time", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"id", CMD_ARG_STRING, CMD_ARG_MULTIPLE, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"ms", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "IDLE", NULL, NULL, NULL, 0, 0},
+    {"unix-time-milliseconds", CMD_ARG_UNIX_TIME, CMD_ARG_OPTIONAL, -1, NULL, "TIME", NULL, NULL,
+     NULL, 0, 0},
+    {"count", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "RETRYCOUNT", NULL, NULL, NULL, 0, 0},
+    {"force", CMD_ARG_PURE_TOKEN, CMD_ARG_OPTIONAL, -1, NULL, "FORCE", NULL, NULL, NULL, 0, 0},
+    {"justid", CMD_ARG_PURE_TOKEN, CMD_ARG_OPTIONAL, -1, NULL, "JUSTID", NULL, NULL, NULL, 0, 0},
+    {"id", CMD_ARG_STRING, CMD_ARG_OPTIONAL, -1, NULL, "LASTID", NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"id", CMD_ARG_STRING, CMD_ARG_MULTIPLE, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"groupname", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"id", CMD_ARG_ONEOF, 0, -1, NULL, NULL, NULL, NULL, NULL, 362, 2},
+    {"mkstream", CMD_ARG_PURE_TOKEN, CMD_ARG_OPTIONAL, -1, NULL, "MKSTREAM", NULL, NULL, NULL, 0,
+     0},
+    {"entries_read", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "ENTRIESREAD", NULL, NULL, NULL,
+     0, 0},
+    {"id", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"new_id", CMD_ARG_PURE_TOKEN, 0, -1, NULL, "$", NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"groupname", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"consumername", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"groupname", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"consumername", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"groupname", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"groupname", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"id", CMD_ARG_ONEOF, 0, -1, NULL, NULL, NULL, NULL, NULL, 376, 2},
+    {"entries_read", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "ENTRIESREAD", NULL, NULL, NULL,
+     0, 0},
+    {"id", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"new_id", CMD_ARG_PURE_TOKEN, 0, -1, NULL, "$", NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"groupname", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"full", CMD_ARG_BLOCK, CMD_ARG_OPTIONAL, -1, NULL, "FULL", NULL, NULL, NULL, 383, 1},
+    {"count", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "COUNT", NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"group", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"filters", CMD_ARG_BLOCK, CMD_ARG_OPTIONAL, -1, NULL, NULL, NULL, NULL, NULL, 388, 5},
+    {"min-idle-time", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "IDLE", NULL, "6.2.0", NULL, 0,
+     0},
+    {"start", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"end", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"count", CMD_ARG_INTEGER, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"consumer", CMD_ARG_STRING, CMD_ARG_OPTIONAL, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"start", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"end", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"count", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "COUNT", NULL, NULL, NULL, 0, 0},
+    {"count", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "COUNT", NULL, NULL, NULL, 0, 0},
+    {"milliseconds", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "BLOCK", NULL, NULL, NULL, 0, 0},
+    {"streams", CMD_ARG_BLOCK, 0, -1, NULL, "STREAMS", NULL, NULL, NULL, 400, 2},
+    {"key", CMD_ARG_KEY, CMD_ARG_MULTIPLE, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"id", CMD_ARG_STRING, CMD_ARG_MULTIPLE, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"group_consumer", CMD_ARG_BLOCK, 0, -1, NULL, "GROUP", NULL, NULL, NULL, 407, 2},
+    {"count", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "COUNT", NULL, NULL, NULL, 0, 0},
+    {"milliseconds", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "BLOCK", NULL, NULL, NULL, 0, 0},
+    {"noack", CMD_ARG_PURE_TOKEN, CMD_ARG_OPTIONAL, -1, NULL, "NOACK", NULL, NULL, NULL, 0, 0},
+    {"streams", CMD_ARG_BLOCK, 0, -1, NULL, "STREAMS", NULL, NULL, NULL, 409, 2},
+    {"group", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"consumer", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, CMD_ARG_MULTIPLE, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"id", CMD_ARG_STRING, CMD_ARG_MULTIPLE, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"end", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"start", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"count", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "COUNT", NULL, NULL, NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"last-id", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"entries_added", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "ENTRIESADDED", NULL, "7.0.0",
+     NULL, 0, 0},
+    {"max_deleted_entry_id", CMD_ARG_STRING, CMD_ARG_OPTIONAL, -1, NULL, "MAXDELETEDID", NULL,
+     "7.0.0", NULL, 0, 0},
+    {"key", CMD_ARG_KEY, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"trim", CMD_ARG_BLOCK, 0, -1, NULL, NULL, NULL, NULL, NULL, 421, 4},
+    {"strategy", CMD_ARG_ONEOF, 0, -1, NULL, NULL, NULL, NULL, NULL, 425, 2},
+    {"operator", CMD_ARG_ONEOF, CMD_ARG_OPTIONAL, -1, NULL, NULL, NULL, NULL, NULL, 427, 2},
+    {"threshold", CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0},
+    {"count", CMD_ARG_INTEGER, CMD_ARG_OPTIONAL, -1, NULL, "LIMIT", NULL, "6.2.0", NULL, 0, 0},
+    {"maxlen", CMD_ARG_PURE_TOKEN, 0, -1, NULL, "MAXLEN", NULL, NULL, NULL, 0, 0},
+    {"minid", CMD_ARG_PURE_TOKEN, 0, -1, NULL, "MINID", NULL, "6.2.0", NULL, 0, 0},
+    {"equal", CMD_ARG_PURE_TOKEN, 0, -1, NULL, "=", NULL, NULL, NULL, 0, 0},
+    {"approximately", CMD_ARG_PURE_TOKEN, 0, -1, NULL, "~", NULL, NULL, NULL, 0, 0},
     {NULL, CMD_ARG_STRING, 0, -1, NULL, NULL, NULL, NULL, NULL, 0, 0}};
 
 static const struct cmd_meta rows[] = {
@@ -1053,6 +1221,109 @@ static const struct cmd_meta rows[] = {
      "work in a different thread in order to reclaim memory, where N is the number of "
      "allocations the deleted objects where composed of.", 0, NULL, NULL, tips + 67, 2,
      keyspecs + 105, 1, history + 48, 0, args + 316, 1},
+    {"xack",
+     "Marks a pending message as correctly processed, effectively removing it from "
+     "the pending entries list of the consumer group. Return value of the command is "
+     "the number of messages successfully acknowledged, that is, the IDs we were "
+     "actually able to resolve in the PEL.", "5.0.0", "stream",
+     "O(1) for each message ID processed.", 0, NULL, NULL, tips + 69, 0, keyspecs + 106, 1,
+     history + 48, 0, args + 317, 3},
+    {"xadd", "Appends a new entry to a stream", "5.0.0", "stream",
+     "O(1) when adding a new entry, O(N) when trimming where N being the number of "
+     "entries evicted.", 0, NULL, NULL, tips + 69, 1, keyspecs + 107, 1, history + 48, 2,
+     args + 320, 5},
+    {"xautoclaim",
+     "Changes (or acquires) ownership of messages in a consumer group, as if the "
+     "messages were delivered to the specified consumer.", "6.2.0", "stream",
+     "O(1) if COUNT is small.", 0, NULL, NULL, tips + 70, 1, keyspecs + 108, 1, history + 50, 1,
+     args + 337, 7},
+    {"xclaim",
+     "Changes (or acquires) ownership of a message in a consumer group, as if the "
+     "message was delivered to the specified consumer.", "5.0.0", "stream",
+     "O(log N) with N being the number of messages in the PEL of the consumer group.", 0, NULL,
+     NULL, tips + 71, 1, keyspecs + 109, 1, history + 51, 0, args + 344, 11},
+    {"xdel",
+     "Removes the specified entries from the stream. Returns the number of items "
+     "actually deleted, that may be different from the number of IDs passed in case "
+     "certain IDs do not exist.", "5.0.0", "stream",
+     "O(1) for each single item to delete in the stream, regardless of the stream "
+     "size.", 0, NULL, NULL, tips + 72, 0, keyspecs + 110, 1, history + 51, 0, args + 355, 2},
+    {"xgroup", "A container for consumer groups commands", "5.0.0", "stream",
+     "Depends on subcommand.", 0, NULL, NULL, tips + 72, 0, keyspecs + 111, 0, history + 51, 0,
+     args + 0, 0},
+    {"xgroup|create", "Create a consumer group.", "5.0.0", "stream", "O(1)", 0, NULL, NULL,
+     tips + 72, 0, keyspecs + 111, 1, history + 51, 1, args + 357, 5},
+    {"xgroup|createconsumer", "Create a consumer in a consumer group.", "6.2.0", "stream", "O(1)",
+     0, NULL, NULL, tips + 72, 0, keyspecs + 112, 1, history + 52, 0, args + 364, 3},
+    {"xgroup|delconsumer", "Delete a consumer from a consumer group.", "5.0.0", "stream", "O(1)", 0,
+     NULL, NULL, tips + 72, 0, keyspecs + 113, 1, history + 52, 0, args + 367, 3},
+    {"xgroup|destroy", "Destroy a consumer group.", "5.0.0", "stream",
+     "O(N) where N is the number of entries in the group's pending entries list (PEL).", 0, NULL,
+     NULL, tips + 72, 0, keyspecs + 114, 1, history + 52, 0, args + 370, 2},
+    {"xgroup|help", "Show helpful text about the different subcommands", "5.0.0", "stream", "O(1)",
+     0, NULL, NULL, tips + 72, 0, keyspecs + 115, 0, history + 52, 0, args + 0, 0},
+    {"xgroup|setid", "Set a consumer group to an arbitrary last delivered ID value.", "5.0.0",
+     "stream", "O(1)", 0, NULL, NULL, tips + 72, 0, keyspecs + 115, 1, history + 52, 1, args + 372,
+     4},
+    {"xinfo", "A container for stream introspection commands", "5.0.0", "stream",
+     "Depends on subcommand.", 0, NULL, NULL, tips + 72, 0, keyspecs + 116, 0, history + 53, 0,
+     args + 0, 0},
+    {"xinfo|consumers", "List the consumers in a consumer group", "5.0.0", "stream", "O(1)", 0,
+     NULL, NULL, tips + 72, 1, keyspecs + 116, 1, history + 53, 0, args + 378, 2},
+    {"xinfo|groups", "List the consumer groups of a stream", "5.0.0", "stream", "O(1)", 0, NULL,
+     NULL, tips + 73, 0, keyspecs + 117, 1, history + 53, 1, args + 380, 1},
+    {"xinfo|help", "Show helpful text about the different subcommands", "5.0.0", "stream", "O(1)",
+     0, NULL, NULL, tips + 73, 0, keyspecs + 118, 0, history + 54, 0, args + 0, 0},
+    {"xinfo|stream", "Get information about a stream", "5.0.0", "stream", "O(1)", 0, NULL, NULL,
+     tips + 73, 0, keyspecs + 118, 1, history + 54, 2, args + 381, 2},
+    {"xlen", "Return the number of entries in a stream", "5.0.0", "stream", "O(1)", 0, NULL, NULL,
+     tips + 73, 0, keyspecs + 119, 1, history + 56, 0, args + 384, 1},
+    {"xpending",
+     "Return information and entries from a stream consumer group pending entries "
+     "list, that are messages fetched but never acknowledged.", "5.0.0", "stream",
+     "O(N) with N being the number of elements returned, so asking for a small fixed "
+     "number of entries per call is O(1). O(M), where M is the total number of "
+     "entries scanned when used with the IDLE filter. When the command returns just "
+     "the summary and the list of consumers is small, it runs in O(1) time; "
+     "otherwise, an additional O(N) time for iterating every consumer.", 0, NULL, NULL, tips + 73,
+     1, keyspecs + 120, 1, history + 56, 1, args + 385, 3},
+    {"xrange",
+     "Return a range of elements in a stream, with IDs matching the specified IDs "
+     "interval", "5.0.0", "stream",
+     "O(N) with N being the number of elements being returned. If N is constant (e.g. "
+     "always asking for the first 10 elements with COUNT), you can consider it O(1).", 0, NULL,
+     NULL, tips + 74, 0, keyspecs + 121, 1, history + 57, 1, args + 393, 4},
+    {"xread",
+     "Return never seen elements in multiple streams, with IDs greater than the ones "
+     "reported by the caller for each stream. Can block.", "5.0.0", "stream",
+     "For each stream mentioned: O(N) with N being the number of elements being "
+     "returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when "
+     "the BLOCK option is used, XADD will pay O(M) time in order to serve the M "
+     "clients blocked on the stream getting new data.", 0, NULL, NULL, tips + 74, 0, keyspecs + 122,
+     1, history + 58, 0, args + 397, 3},
+    {"xreadgroup",
+     "Return new entries from a stream using a consumer group, or access the history "
+     "of the pending entries for a given consumer. Can block.", "5.0.0", "stream",
+     "For each stream mentioned: O(M) with M being the number of elements returned. "
+     "If M is constant (e.g. always asking for the first 10 elements with COUNT), you "
+     "can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay "
+     "the O(N) time in order to serve the N clients blocked on the stream getting new "
+     "data.", 0, NULL, NULL, tips + 74, 0, keyspecs + 123, 1, history + 58, 0, args + 402, 5},
+    {"xrevrange",
+     "Return a range of elements in a stream, with IDs matching the specified IDs "
+     "interval, in reverse order (from greater to smaller IDs) compared to XRANGE", "5.0.0",
+     "stream",
+     "O(N) with N being the number of elements returned. If N is constant (e.g. "
+     "always asking for the first 10 elements with COUNT), you can consider it O(1).", 0, NULL,
+     NULL, tips + 74, 0, keyspecs + 124, 1, history + 58, 1, args + 411, 4},
+    {"xsetid", "An internal command for replicating stream values", "5.0.0", "stream", "O(1)", 0,
+     NULL, NULL, tips + 74, 0, keyspecs + 125, 1, history + 59, 1, args + 415, 4},
+    {"xtrim", "Trims the stream to (approximately if '~' is passed) a certain size", "5.0.0",
+     "stream",
+     "O(N), with N being the number of evicted entries. Constant times are very small "
+     "however, since entries are organized in macro nodes containing multiple entries "
+     "that can be released with a single deallocation.", 0, NULL, NULL, tips + 74, 1,
+     keyspecs + 126, 1, history + 60, 1, args + 419, 2},
 };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))

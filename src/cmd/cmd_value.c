@@ -348,8 +348,9 @@ const char *cmd_value_encoding(const struct store_entry *e)
         return "quicklist"; /* Redis 7.0's only list encoding */
     case STORE_TYPE_SET:
         return cmd_set_encoding(e);
-    case STORE_TYPE_ZSET:
-    case STORE_TYPE_STREAM: /* no command creates these types yet */
+    case STORE_TYPE_STREAM:
+        return "stream"; /* Redis 7.0's only stream encoding */
+    case STORE_TYPE_ZSET: /* no command creates this type yet */
     case STORE_TYPE_STRING:
         break;
     }
