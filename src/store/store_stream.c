@@ -411,19 +411,69 @@ int store_stream_encode(const struct store_stream *s, uint8_t *out, size_t cap,
 
 /* ---- edits -------------------------------------------------------------------------------- */
 
-size_t store_stream_seek(const struct store_stream *s, const struct store_stream_id *id)
-{
-    size_t lo = 0, hi = s->n_ents;
+/* Compares element i of arr with key: below 0, 0, above 0. */
+typedef int (*cmp_at_fn)(const void *arr, size_t i, const void *key);
 
+/* Binary search of the n sorted elements of arr: the index of the element equal to key with
+ * *found, else (*found false) where key would go: the first element above it. */
+static size_t search(const void *arr, size_t n, cmp_at_fn cmp, const void *key, bool *found)
+{
+    size_t lo = 0, hi = n;
+
+    *found = false;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (store_stream_id_cmp(&s->ents[mid].id, id) < 0) {
+        int c = cmp(arr, mid, key);
+        if (c == 0) {
+            *found = true;
+            return mid;
+        }
+        if (c < 0) {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
     return lo;
+}
+
+/* A name to look for. */
+struct name_key {
+    const uint8_t *p;
+    size_t len;
+};
+
+static int entry_cmp(const void *arr, size_t i, const void *key)
+{
+    return store_stream_id_cmp(&((const struct store_stream_entry *)arr)[i].id, key);
+}
+
+static int pending_cmp(const void *arr, size_t i, const void *key)
+{
+    return store_stream_id_cmp(&((const struct store_stream_pending *)arr)[i].id, key);
+}
+
+static int group_cmp(const void *arr, size_t i, const void *key)
+{
+    const struct store_stream_group *g = &((const struct store_stream_group *)arr)[i];
+    const struct name_key *k = key;
+
+    return store_stream_name_cmp(g->name, g->name_len, k->p, k->len);
+}
+
+static int consumer_cmp(const void *arr, size_t i, const void *key)
+{
+    const struct store_stream_consumer *c = &((const struct store_stream_consumer *)arr)[i];
+    const struct name_key *k = key;
+
+    return store_stream_name_cmp(c->name, c->name_len, k->p, k->len);
+}
+
+size_t store_stream_seek(const struct store_stream *s, const struct store_stream_id *id)
+{
+    bool found;
+
+    return search(s->ents, s->n_ents, entry_cmp, id, &found);
 }
 
 int store_stream_append(struct store_stream *s, const struct store_stream_entry *e)
@@ -445,23 +495,9 @@ void store_stream_remove(struct store_stream *s, size_t at, size_t n)
 size_t store_stream_group_find(const struct store_stream *s, const uint8_t *name, size_t len,
                                bool *found)
 {
-    size_t lo = 0, hi = s->n_groups;
+    struct name_key k = {name, len};
 
-    *found = false;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = store_stream_name_cmp(s->groups[mid].name, s->groups[mid].name_len, name, len);
-        if (c == 0) {
-            *found = true;
-            return mid;
-        }
-        if (c < 0) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
+    return search(s->groups, s->n_groups, group_cmp, &k, found);
 }
 
 int store_stream_group_insert(struct store_stream *s, size_t at, const uint8_t *name,
@@ -495,23 +531,9 @@ void store_stream_group_remove(struct store_stream *s, size_t at)
 size_t store_stream_consumer_find(const struct store_stream_group *g, const uint8_t *name,
                                   size_t len, bool *found)
 {
-    size_t lo = 0, hi = g->n_cons;
+    struct name_key k = {name, len};
 
-    *found = false;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = store_stream_name_cmp(g->cons[mid].name, g->cons[mid].name_len, name, len);
-        if (c == 0) {
-            *found = true;
-            return mid;
-        }
-        if (c < 0) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
+    return search(g->cons, g->n_cons, consumer_cmp, &k, found);
 }
 
 int store_stream_consumer_insert(struct store_stream *s, struct store_stream_group *g,
@@ -558,23 +580,7 @@ void store_stream_consumer_remove(struct store_stream_group *g, size_t at, size_
 size_t store_stream_pel_find(const struct store_stream_group *g, const struct store_stream_id *id,
                              bool *found)
 {
-    size_t lo = 0, hi = g->n_pel;
-
-    *found = false;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = store_stream_id_cmp(&g->pel[mid].id, id);
-        if (c == 0) {
-            *found = true;
-            return mid;
-        }
-        if (c < 0) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
+    return search(g->pel, g->n_pel, pending_cmp, id, found);
 }
 
 int store_stream_pel_insert(struct store_stream *s, struct store_stream_group *g, size_t at,
