@@ -158,6 +158,7 @@ struct cmd_settings {
     long long hash_max_listpack_entries; /* hash-max-listpack-entries: OBJECT ENCODING */
     long long hash_max_listpack_value;   /* hash-max-listpack-value: OBJECT ENCODING */
     long long set_max_intset_entries;    /* set-max-intset-entries: OBJECT ENCODING */
+    long long stream_node_max_entries;   /* stream-node-max-entries: approximate trimming */
     char run_id[41];           /* 40 hex chars, random per process start */
 };
 

@@ -335,6 +335,13 @@ long cmd_stream_consumer_touch(struct cmd_call *c, struct store_stream *s,
     return (long)at;
 }
 
+size_t cmd_stream_node_entries(const struct cmd_call *c)
+{
+    long long n = c->srv->settings.stream_node_max_entries;
+
+    return n <= 0 || (unsigned long long)n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+}
+
 const char *cmd_stream_arg_cstr(const struct resp_slice *a, int *len)
 {
     const uint8_t *nul = a->len != 0 ? memchr(a->p, '\0', a->len) : NULL;

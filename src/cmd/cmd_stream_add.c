@@ -5,7 +5,7 @@
  *
  * Approximate trimming (MAXLEN ~, MINID ~) removes whole nodes only, as Redis does. terse
  * keeps no nodes, so it counts them as Redis fills them on a stream that only grows: runs of
- * STREAM_NODE_ENTRIES entries from the first one. That equals Redis's result while each
+ * stream-node-max-entries entries from the first one (cmd_stream_node_entries). That equals Redis's result while each
  * node's entries stay under stream-node-max-bytes and nothing was deleted from the middle;
  * otherwise terse may keep a few more or fewer entries than Redis, which the command's
  * contract ("at least this many") allows.
@@ -19,10 +19,10 @@
 #include "resp/resp_write.h"
 #include "terse/status.h"
 
-/* Redis's stream-node-max-entries default: the node size approximate trimming counts in. */
-#define STREAM_NODE_ENTRIES 100
-/* Redis's default LIMIT of an approximate trim: 100 nodes. */
-#define TRIM_DEFAULT_LIMIT (100 * STREAM_NODE_ENTRIES)
+/* Redis's default LIMIT of an approximate trim: this many nodes, within the bounds below. */
+#define TRIM_DEFAULT_NODES 100
+#define TRIM_LIMIT_IF_NONE 10000
+#define TRIM_LIMIT_MAX 1000000
 
 enum trim_strategy { TRIM_NONE = 0, TRIM_MAXLEN = 1, TRIM_MINID = 2 };
 
@@ -129,17 +129,24 @@ static long parse_add_trim(struct cmd_call *c, struct trim_args *a, bool xadd)
         cmd_reply_err(c, "ERR syntax error, LIMIT cannot be used without the special ~ option");
         return -1;
     }
-    if (!limit_given) {
-        a->limit = a->approx ? TRIM_DEFAULT_LIMIT : 0;
+    if (!limit_given && a->approx) {
+        long long entries = c->srv->settings.stream_node_max_entries;
+        a->limit = entries > TRIM_LIMIT_MAX / TRIM_DEFAULT_NODES ? TRIM_LIMIT_MAX
+                                                                : TRIM_DEFAULT_NODES * entries;
+        if (a->limit <= 0) {
+            a->limit = TRIM_LIMIT_IF_NONE;
+        }
+    } else if (!limit_given) {
+        a->limit = 0;
     }
     return (long)i;
 }
 
-/* Redis's streamTrim over nodes of STREAM_NODE_ENTRIES entries (see the file's comment): the
- * number of entries removed from the head. */
-static size_t stream_trim(struct store_stream *s, const struct trim_args *a)
+/* Redis's streamTrim over nodes of cmd_stream_node_entries (see the file's comment): the number
+ * of entries removed from the head. */
+static size_t stream_trim(struct cmd_call *c, struct store_stream *s, const struct trim_args *a)
 {
-    size_t deleted = 0, n = s->n_ents;
+    size_t deleted = 0, n = s->n_ents, node_max = cmd_stream_node_entries(c);
 
     if (a->strategy == TRIM_NONE) {
         return 0;
@@ -152,7 +159,7 @@ static size_t stream_trim(struct store_stream *s, const struct trim_args *a)
         }
     } else {
         while (deleted < n) {
-            size_t node = n - deleted < STREAM_NODE_ENTRIES ? n - deleted : STREAM_NODE_ENTRIES;
+            size_t node = n - deleted < node_max ? n - deleted : node_max;
             size_t left = n - deleted;
             if (a->strategy == TRIM_MAXLEN && left <= (size_t)a->maxlen) {
                 break;
@@ -271,7 +278,7 @@ void cmd_stream_xadd(struct cmd_call *c)
     }
     s.last_id = e.id;
     s.entries_added++;
-    (void)stream_trim(&s, &a);
+    (void)stream_trim(c, &s, &a);
     cmd_stream_write_id(c, &e.id);
     (void)cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark);
 done:
@@ -292,7 +299,7 @@ void cmd_stream_xtrim(struct cmd_call *c)
     if (cmd_stream_load(c, &c->argv[1], 1, &s, &found) != 0) {
         goto done;
     }
-    deleted = found ? stream_trim(&s, &a) : 0;
+    deleted = found ? stream_trim(c, &s, &a) : 0;
     resp_write_int(c->out, (long long)deleted);
     if (deleted > 0) {
         (void)cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark);

@@ -4,7 +4,7 @@
  *
  * radix-tree-keys and radix-tree-nodes describe Redis's own layout (listpack nodes in a radix
  * tree), which terse does not have: it answers the figures Redis gives for a stream that only
- * grew (one key per STREAM_NODE_ENTRIES entries), not a measure of anything terse holds.
+ * grew (one key per cmd_stream_node_entries entries), not a measure of anything terse holds.
  */
 #include <string.h>
 
@@ -14,8 +14,6 @@
 #include "resp/resp_write.h"
 #include "terse/status.h"
 
-/* Redis's stream-node-max-entries default (as cmd_stream_add.c). */
-#define STREAM_NODE_ENTRIES 100
 /* XINFO STREAM FULL's default COUNT. */
 #define FULL_DEFAULT_COUNT 10
 
@@ -44,7 +42,8 @@ static void kv_read(struct cmd_call *c, const struct store_stream_group *g)
 /* The seven fields XINFO STREAM starts with, full or not. */
 static void stream_head(struct cmd_call *c, const struct store_stream *s)
 {
-    size_t keys = (s->n_ents + STREAM_NODE_ENTRIES - 1) / STREAM_NODE_ENTRIES;
+    size_t node = cmd_stream_node_entries(c);
+    size_t keys = s->n_ents / node + (s->n_ents % node != 0);
     struct store_stream_id first = cmd_stream_first_id(s);
 
     kv_int(c, "length", (long long)s->n_ents);

@@ -196,6 +196,7 @@ void srv_settings_sync(struct srv *s)
     /* At most LLONG_MAX: the option's range, as Redis's (size_t, LONG_MAX). */
     st->hash_max_listpack_value = (long long)s->cfg.hash_max_listpack_value;
     st->set_max_intset_entries = s->cfg.set_max_intset_entries;
+    st->stream_node_max_entries = s->cfg.stream_node_max_entries;
     st->maxmemory = s->cfg.maxmemory;
     st->maxmemory_eviction_tenacity = (int)s->cfg.maxmemory_eviction_tenacity;
     st->evict_enabled = p != CORE_POLICY_NOEVICTION;

@@ -592,3 +592,21 @@ def test_oom_leaves_no_trace(pair):
         assert decode_one(c.call("XLEN", "s")) == 1
         c.call("CONFIG", "SET", "maxmemory", "0")
         assert decode_one(c.call("XADD", "s", "2-1", "a", "b")) == b"2-1"
+
+
+def test_node_config_options(pair):
+    """stream-node-max-bytes and stream-node-max-entries as Redis has them: CONFIG GET, SET,
+    range and type errors; stream-node-max-entries sizes the nodes an approximate trim removes
+    whole, so XTRIM ~ on a stream that only grew keeps what Redis keeps."""
+    _, _, d = pair()
+    d.run([
+        "CONFIG GET stream-node-max-*", "CONFIG SET stream-node-max-entries 10",
+        "CONFIG GET stream-node-max-entries", "CONFIG SET stream-node-max-bytes 1mb",
+        "CONFIG GET stream-node-max-bytes", "CONFIG SET stream-node-max-entries -1",
+        "CONFIG SET stream-node-max-entries x", "CONFIG SET stream-node-max-bytes -1",
+        "CONFIG GET stream-node-max-*",
+    ] + [("XADD", "s", "%d-1" % i, "f", "v") for i in range(1, 96)] + [
+        "XTRIM s MAXLEN ~ 42", "XLEN s", "XTRIM s MAXLEN ~ 42 LIMIT 5", "XLEN s",
+        "XTRIM s MAXLEN ~ 42 LIMIT 20", "XLEN s", "XADD s MAXLEN ~ 1 96-1 f v", "XLEN s",
+        "CONFIG SET stream-node-max-entries 0", "XTRIM s MAXLEN ~ 1", "XLEN s",
+    ], title="stream-node-max-* options")
