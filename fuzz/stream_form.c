@@ -9,7 +9,8 @@
  *     an empty model;
  *   - an accepted form has one spelling: encode(decode(x)) == x, store_stream_size included,
  *     and one byte less of room is TERSE_ETOOBIG;
- *   - edits drawn from the input (append an entry above the last ID, remove entries, insert
+ *   - edits drawn from the input (append an entry above the last ID into nodes of 0-3 slots
+ *     (0: no limit), remove entries (emptied nodes go), insert
  *     and remove groups, consumers and pending entries, as the commands do) keep the model's
  *     invariants: each round's result decodes (TERSE_OK) to a model that encodes back to the
  *     same bytes. Three rounds run in a row, each on the previous result.
@@ -68,7 +69,7 @@ static void fz_edit(struct store_stream *s, struct fz_rng *r, const uint8_t *dat
         } else {
             e.id.seq++;
         }
-        fz_check(store_stream_append(s, &e) == TERSE_OK);
+        fz_check(store_stream_append(s, &e, (size_t)(fz_next(r) % 4)) == TERSE_OK);
         s->last_id = e.id;
         s->entries_added++;
     } else if (op == 1 && s->n_ents > 0) {

@@ -102,9 +102,8 @@ struct store_stream_group *cmd_stream_group(struct cmd_call *c, struct store_str
 long cmd_stream_consumer_touch(struct cmd_call *c, struct store_stream *s,
                                struct store_stream_group *g, size_t i, size_t mark);
 
-/* The entries of one listpack node as Redis fills a stream that only grows: the setting
- * stream-node-max-entries (0, no limit: SIZE_MAX). terse keeps no nodes; approximate trimming
- * and XINFO's radix-tree-keys count in these. */
+/* The entries XADD puts in one node (store_stream.h), as Redis fills a listpack node: the
+ * setting stream-node-max-entries (0, no limit: SIZE_MAX). */
 size_t cmd_stream_node_entries(const struct cmd_call *c);
 
 /* An argument as a C string for an error text: its bytes up to the first NUL, as Redis's

@@ -3,11 +3,11 @@
  * argument order, checks and error texts (t_stream.c: streamParseAddOrTrimArgsOrReply,
  * streamAppendItem, streamTrim).
  *
- * Approximate trimming (MAXLEN ~, MINID ~) removes whole nodes only, as Redis does. terse
- * keeps no nodes, so it counts them as Redis fills them on a stream that only grows: runs of
- * stream-node-max-entries entries from the first one (cmd_stream_node_entries). That equals Redis's result while each
- * node's entries stay under stream-node-max-bytes and nothing was deleted from the middle;
- * otherwise terse may keep a few more or fewer entries than Redis, which the command's
+ * Approximate trimming (MAXLEN ~, MINID ~) removes whole nodes only, as Redis does, over the
+ * nodes store_stream.h keeps in Redis's image: filled to stream-node-max-entries
+ * (cmd_stream_node_entries), deleted entries still filling theirs. That equals Redis's result
+ * while each node's entries stay under stream-node-max-bytes, which terse does not count: on
+ * larger entries terse may keep a few more or fewer entries than Redis, which the command's
  * contract ("at least this many") allows.
  */
 #include <string.h>
@@ -142,11 +142,12 @@ static long parse_add_trim(struct cmd_call *c, struct trim_args *a, bool xadd)
     return (long)i;
 }
 
-/* Redis's streamTrim over nodes of cmd_stream_node_entries (see the file's comment): the number
- * of entries removed from the head. */
-static size_t stream_trim(struct cmd_call *c, struct store_stream *s, const struct trim_args *a)
+/* Redis's streamTrim over the stream's nodes (see the file's comment): the number of entries
+ * removed from the head. An exact trim removes whole nodes and then entries of the next, which
+ * comes to the first n - maxlen entries, or those below the minimum ID. */
+static size_t stream_trim(struct store_stream *s, const struct trim_args *a)
 {
-    size_t deleted = 0, n = s->n_ents, node_max = cmd_stream_node_entries(c);
+    size_t deleted = 0, n = s->n_ents;
 
     if (a->strategy == TRIM_NONE) {
         return 0;
@@ -158,9 +159,8 @@ static size_t stream_trim(struct cmd_call *c, struct store_stream *s, const stru
             deleted = store_stream_seek(s, &a->minid);
         }
     } else {
-        while (deleted < n) {
-            size_t node = n - deleted < node_max ? n - deleted : node_max;
-            size_t left = n - deleted;
+        for (size_t k = 0; k < s->n_nodes; k++) {
+            size_t node = s->nodes[k].live, left = n - deleted;
             if (a->strategy == TRIM_MAXLEN && left <= (size_t)a->maxlen) {
                 break;
             }
@@ -271,14 +271,14 @@ void cmd_stream_xadd(struct cmd_call *c)
                          "stream top item");
         goto done;
     }
-    if (build_pairs(c, (size_t)idpos + 1, &e) != TERSE_OK || store_stream_append(&s, &e) !=
-                                                                 TERSE_OK) {
+    if (build_pairs(c, (size_t)idpos + 1, &e) != TERSE_OK ||
+        store_stream_append(&s, &e, cmd_stream_node_entries(c)) != TERSE_OK) {
         cmd_reply_status(c, TERSE_ENOMEM);
         goto done;
     }
     s.last_id = e.id;
     s.entries_added++;
-    (void)stream_trim(c, &s, &a);
+    (void)stream_trim(&s, &a);
     cmd_stream_write_id(c, &e.id);
     (void)cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark);
 done:
@@ -299,7 +299,7 @@ void cmd_stream_xtrim(struct cmd_call *c)
     if (cmd_stream_load(c, &c->argv[1], 1, &s, &found) != 0) {
         goto done;
     }
-    deleted = found ? stream_trim(c, &s, &a) : 0;
+    deleted = found ? stream_trim(&s, &a) : 0;
     resp_write_int(c->out, (long long)deleted);
     if (deleted > 0) {
         (void)cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark);

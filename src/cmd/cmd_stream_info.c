@@ -3,8 +3,8 @@
  * fields in its order (t_stream.c: xinfoCommand, xinfoReplyWithStreamInfo).
  *
  * radix-tree-keys and radix-tree-nodes describe Redis's own layout (listpack nodes in a radix
- * tree), which terse does not have: it answers the figures Redis gives for a stream that only
- * grew (one key per cmd_stream_node_entries entries), not a measure of anything terse holds.
+ * tree): terse answers the count of the nodes it keeps in Redis's image (store_stream.h) as
+ * the keys, and one more as the nodes, which is Redis's figure for one key only.
  */
 #include <string.h>
 
@@ -42,8 +42,7 @@ static void kv_read(struct cmd_call *c, const struct store_stream_group *g)
 /* The seven fields XINFO STREAM starts with, full or not. */
 static void stream_head(struct cmd_call *c, const struct store_stream *s)
 {
-    size_t node = cmd_stream_node_entries(c);
-    size_t keys = s->n_ents / node + (s->n_ents % node != 0);
+    size_t keys = s->n_nodes;
     struct store_stream_id first = cmd_stream_first_id(s);
 
     kv_int(c, "length", (long long)s->n_ents);

@@ -2,6 +2,8 @@
  * store_stream: a stream's byte form and its decoded model (store_stream.h).
  *
  * Invariants the decoder enforces and every edit keeps: entries strictly increasing by ID,
+ * nodes of at least one entry whose live counts sum to the entry count, each node's slots at
+ * least its live count,
  * groups and each group's consumers strictly increasing by name, each group's pending entries
  * strictly increasing by ID, every pending entry's consumer index below the group's consumer
  * count, every entry with one field/value pair at least. The encoder writes what the decoder
@@ -21,6 +23,7 @@
 #define MIN_GROUP 6    /* name length, ms, seq, entries_read, two counts */
 #define MIN_CONSUMER 2 /* name length, seen */
 #define MIN_PENDING 5  /* ms, seq, consumer, delivery, count */
+#define MIN_NODE 2     /* live, slots */
 
 static void *libc_alloc(void *opaque, size_t n)
 {
@@ -81,6 +84,7 @@ void store_stream_deinit(struct store_stream *s)
         arr_free(s, s->groups[i].pel);
     }
     arr_free(s, s->groups);
+    arr_free(s, s->nodes);
     arr_free(s, s->ents);
     store_stream_init(s, &s->alloc);
 }
@@ -242,6 +246,31 @@ static int rd_group(struct store_stream *s, struct rd *r, struct store_stream_gr
     return TERSE_OK;
 }
 
+/* The nodes: each of one entry at least, slots >= live, the live counts summing to n_ents. */
+static int rd_nodes(struct store_stream *s, struct rd *r)
+{
+    size_t n, total = 0;
+
+    if (rd_count(r, MIN_NODE, &n) != TERSE_OK) {
+        return TERSE_ECORRUPT;
+    }
+    if (arr_grow(s, (void **)&s->nodes, &s->cap_nodes, n, sizeof(*s->nodes)) != TERSE_OK) {
+        return TERSE_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t live, slots;
+        if (rd_u64(r, &live) != TERSE_OK || rd_u64(r, &slots) != TERSE_OK || live == 0 ||
+            slots < live || live > s->n_ents - total) {
+            return TERSE_ECORRUPT;
+        }
+        total += (size_t)live;
+        s->nodes[i].live = (size_t)live;
+        s->nodes[i].slots = (size_t)slots;
+        s->n_nodes = i + 1;
+    }
+    return total == s->n_ents ? TERSE_OK : TERSE_ECORRUPT;
+}
+
 static int decode_body(struct store_stream *s, struct rd *r)
 {
     size_t n;
@@ -266,6 +295,10 @@ static int decode_body(struct store_stream *s, struct rd *r)
     }
     if (n > 0 && store_stream_id_cmp(&s->ents[n - 1].id, &s->last_id) > 0) {
         return TERSE_ECORRUPT;
+    }
+    st = rd_nodes(s, r);
+    if (st != TERSE_OK) {
+        return st;
     }
     if (rd_count(r, MIN_GROUP, &n) != TERSE_OK) {
         return TERSE_ECORRUPT;
@@ -322,6 +355,10 @@ size_t store_stream_size(const struct store_stream *s)
     for (size_t i = 0; i < s->n_ents; i++) {
         const struct store_stream_entry *e = &s->ents[i];
         n += id_size(&e->id) + codec_varint_len(e->n_pairs) + e->pairs_len;
+    }
+    n += codec_varint_len(s->n_nodes);
+    for (size_t i = 0; i < s->n_nodes; i++) {
+        n += codec_varint_len(s->nodes[i].live) + codec_varint_len(s->nodes[i].slots);
     }
     for (size_t i = 0; i < s->n_groups; i++) {
         const struct store_stream_group *g = &s->groups[i];
@@ -401,6 +438,11 @@ int store_stream_encode(const struct store_stream *s, uint8_t *out, size_t cap,
         }
         p += e->pairs_len;
     }
+    p += codec_varint_put(p, s->n_nodes);
+    for (size_t i = 0; i < s->n_nodes; i++) {
+        p += codec_varint_put(p, s->nodes[i].live);
+        p += codec_varint_put(p, s->nodes[i].slots);
+    }
     p += codec_varint_put(p, s->n_groups);
     for (size_t i = 0; i < s->n_groups; i++) {
         p = put_group(p, &s->groups[i]);
@@ -476,20 +518,48 @@ size_t store_stream_seek(const struct store_stream *s, const struct store_stream
     return search(s->ents, s->n_ents, entry_cmp, id, &found);
 }
 
-int store_stream_append(struct store_stream *s, const struct store_stream_entry *e)
+int store_stream_append(struct store_stream *s, const struct store_stream_entry *e,
+                        size_t node_max)
 {
+    struct store_stream_node *last = s->n_nodes > 0 ? &s->nodes[s->n_nodes - 1] : NULL;
+
     if (arr_grow(s, (void **)&s->ents, &s->cap_ents, s->n_ents + 1, sizeof(*s->ents)) !=
         TERSE_OK) {
         return TERSE_ENOMEM;
     }
+    if (last == NULL || (node_max != 0 && last->slots >= node_max)) {
+        if (arr_grow(s, (void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof(*s->nodes)) !=
+            TERSE_OK) {
+            return TERSE_ENOMEM;
+        }
+        last = &s->nodes[s->n_nodes++];
+        last->live = 0;
+        last->slots = 0;
+    }
+    last->live++;
+    last->slots++;
     s->ents[s->n_ents++] = *e;
     return TERSE_OK;
 }
 
 void store_stream_remove(struct store_stream *s, size_t at, size_t n)
 {
+    size_t off = 0, k = 0;
+
     memmove(&s->ents[at], &s->ents[at + n], (s->n_ents - at - n) * sizeof(*s->ents));
     s->n_ents -= n;
+    for (size_t i = 0; i < s->n_nodes; i++) {
+        struct store_stream_node nd = s->nodes[i];
+        size_t lo = at > off ? at : off, hi = at + n < off + nd.live ? at + n : off + nd.live;
+        off += nd.live;
+        if (lo < hi) {
+            nd.live -= hi - lo;
+        }
+        if (nd.live > 0) {
+            s->nodes[k++] = nd;
+        }
+    }
+    s->n_nodes = k;
 }
 
 size_t store_stream_group_find(const struct store_stream *s, const uint8_t *name, size_t len,

@@ -5,16 +5,26 @@
  *   form    = version (1 byte, STORE_STREAM_VERSION)
  *             last_id | entries_added varint | max_deleted_id
  *             n_entries varint | entry * n_entries          IDs strictly increasing
+ *             n_nodes varint | node * n_nodes              live counts summing to n_entries
  *             n_groups varint  | group * n_groups           names strictly increasing
  *   id      = ms varint | seq varint
  *   entry   = id | n_pairs varint (>= 1) | (len varint | bytes) * 2 * n_pairs
  *   group   = name | last_delivered id | entries_read+1 varint (0: unknown, Redis's -1)
  *             n_consumers varint | consumer * n             names strictly increasing
  *             n_pending varint | pending * n                IDs strictly increasing
+ *   node    = live varint (>= 1) | slots varint (>= live)
  *   name    = len varint | bytes
  *   consumer= name | seen_ms varint (int64 as its two's complement)
  *   pending = id | consumer index varint (< n_consumers) | delivery_ms varint (int64 as above)
  *             | delivery_count varint
+ *
+ * Nodes stand for Redis's listpack nodes, which terse does not keep but whose boundaries
+ * Redis's approximate trimming (MAXLEN ~, MINID ~: whole nodes only) and XINFO's
+ * radix-tree-keys show: a node holds the next `live` entries; `slots` counts them with those
+ * deleted from it (XDEL, an exact trim inside it), which still fill it in Redis. An append
+ * goes to the last node while its slots are below stream-node-max-entries, else starts one; a
+ * node whose last entry goes is gone. (Redis also closes a node at stream-node-max-bytes: not
+ * counted here.)
  *
  * LEB128 varints, minimal spelling (store_varint.h). Names order as Redis's rax iterates:
  * bytewise, a prefix first. A stream may hold no entry (XDEL, XTRIM, XGROUP CREATE MKSTREAM):
@@ -53,6 +63,12 @@ struct store_stream_entry {
     size_t pairs_len;
 };
 
+/* A node: the next `live` entries of the stream (README of the form above). */
+struct store_stream_node {
+    size_t live;  /* entries of the stream in it, >= 1 */
+    size_t slots; /* entries ever appended to it, >= live */
+};
+
 /* A consumer of a group. */
 struct store_stream_consumer {
     const uint8_t *name;   /* borrowed; name_len bytes */
@@ -85,6 +101,8 @@ struct store_stream {
     struct store_stream_id max_deleted; /* highest ID deleted, 0-0 when none */
     struct store_stream_entry *ents;    /* sorted by ID */
     size_t n_ents, cap_ents;
+    struct store_stream_node *nodes;    /* the entries in order: live counts sum to n_ents */
+    size_t n_nodes, cap_nodes;
     struct store_stream_group *groups;  /* sorted by name */
     size_t n_groups, cap_groups;
     terse_allocator alloc;              /* where the arrays come from */
@@ -128,10 +146,12 @@ int store_stream_encode(const struct store_stream *s, uint8_t *out, size_t cap,
 /* The index of the first entry whose ID is >= id (n_ents when none). */
 size_t store_stream_seek(const struct store_stream *s, const struct store_stream_id *id);
 
-/* Appends an entry (its ID above every entry's; pairs borrowed). */
-int store_stream_append(struct store_stream *s, const struct store_stream_entry *e);
+/* Appends an entry (its ID above every entry's; pairs borrowed) to the last node, or to a new
+ * one when the last has node_max slots filled (node_max 0: no limit). */
+int store_stream_append(struct store_stream *s, const struct store_stream_entry *e,
+                        size_t node_max);
 
-/* Removes the n entries from index at. */
+/* Removes the n entries from index at; nodes left without an entry go. */
 void store_stream_remove(struct store_stream *s, size_t at, size_t n);
 
 /* The group named name: its index with *found, else where it would go. */

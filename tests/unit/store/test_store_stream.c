@@ -4,8 +4,8 @@
  * encoder is bounded by its cap; every truncation of a form and every kind of structural
  * corruption (order, counts, consumer index, version, bytes left over) is TERSE_ECORRUPT;
  * every single-byte change is refused or decodes to a model that encodes back to exactly those
- * bytes (one spelling per model); the edits (seek, groups, consumers and their pending
- * entries) keep the invariants; an allocator that fails at each call in turn makes decode
+ * bytes (one spelling per model); the edits (seek, appends filling nodes, removals emptying
+ * them, groups, consumers and their pending entries) keep the invariants; an allocator that fails at each call in turn makes decode
  * return TERSE_ENOMEM and leak nothing.
  */
 #include <setjmp.h>
@@ -85,12 +85,12 @@ static void model_full(struct store_stream *s, const terse_allocator *a)
 
     store_stream_init(s, a);
     e = (struct store_stream_entry){{1, 1}, 2, pairs_buf[0], pairs_make(pairs_buf[0], kv0, l0, 4)};
-    assert_int_equal(store_stream_append(s, &e), TERSE_OK);
+    assert_int_equal(store_stream_append(s, &e, 2), TERSE_OK);
     e = (struct store_stream_entry){{1, 5}, 1, pairs_buf[1], pairs_make(pairs_buf[1], kv1, l1, 2)};
-    assert_int_equal(store_stream_append(s, &e), TERSE_OK);
+    assert_int_equal(store_stream_append(s, &e, 2), TERSE_OK);
     e = (struct store_stream_entry){{UINT64_MAX - 1, UINT64_MAX}, 1, pairs_buf[2],
                                     pairs_make(pairs_buf[2], kv2, l2, 2)};
-    assert_int_equal(store_stream_append(s, &e), TERSE_OK);
+    assert_int_equal(store_stream_append(s, &e, 2), TERSE_OK);
     s->last_id = (struct store_stream_id){UINT64_MAX, 3};
     s->entries_added = 7;
     s->max_deleted = (struct store_stream_id){1, 3};
@@ -171,6 +171,9 @@ static void test_full_round_trip(void **state)
     assert_int_equal(store_stream_encode(&s, form, len, &len2), TERSE_OK);
     assert_int_equal(store_stream_decode(&d, NULL, form, len), TERSE_OK);
     assert_int_equal(d.n_ents, 3);
+    assert_int_equal(d.n_nodes, 2); /* nodes of two slots: the third entry starts one */
+    assert_int_equal(d.nodes[0].live, 2);
+    assert_int_equal(d.nodes[1].slots, 1);
     assert_true(d.ents[2].id.ms == UINT64_MAX - 1 && d.ents[2].id.seq == UINT64_MAX);
     assert_true(d.last_id.ms == UINT64_MAX && d.last_id.seq == 3);
     assert_int_equal(d.entries_added, 7);
@@ -302,15 +305,31 @@ static void no_pairs(struct store_stream *s)
     s->ents[1].pairs_len = 0;
 }
 
+static void node_sum_short(struct store_stream *s)
+{
+    s->nodes[1].live = 0; /* one entry in no node, and an empty node */
+}
+
+static void node_sum_long(struct store_stream *s)
+{
+    s->nodes[1].live = 2;
+    s->nodes[1].slots = 2;
+}
+
+static void node_slots_short(struct store_stream *s)
+{
+    s->nodes[0].slots = 1;
+}
+
 static void test_structure_refused(void **state)
 {
-    uint8_t bad_version[] = {2, 0, 0, 0, 0, 0, 0, 0};
-    uint8_t ok[] = {STORE_STREAM_VERSION, 0, 0, 0, 0, 0, 0, 0};
-    uint8_t huge_count[] = {STORE_STREAM_VERSION, 0, 0, 0, 0, 0, 0x80, 0x80, 0x01, 0};
+    uint8_t bad_version[] = {2, 0, 0, 0, 0, 0, 0, 0, 0};
+    uint8_t ok[] = {STORE_STREAM_VERSION, 0, 0, 0, 0, 0, 0, 0, 0};
+    uint8_t huge_count[] = {STORE_STREAM_VERSION, 0, 0, 0, 0, 0, 0x80, 0x80, 0x01, 0, 0};
     /* the smallest group: empty name, IDs 0-0, read counter unknown, no consumer, nothing
      * pending: six bytes, the count's bound (a seventh would refuse this sound form) */
-    uint8_t small_group[] = {STORE_STREAM_VERSION, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
-    uint8_t long_varint[] = {STORE_STREAM_VERSION, 0x80, 0x00, 0, 0, 0, 0, 0, 0};
+    uint8_t small_group[] = {STORE_STREAM_VERSION, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+    uint8_t long_varint[] = {STORE_STREAM_VERSION, 0x80, 0x00, 0, 0, 0, 0, 0, 0, 0};
     struct store_stream d;
 
     (void)state;
@@ -322,6 +341,9 @@ static void test_structure_refused(void **state)
     refused(bad_consumer_index);
     refused(pel_order);
     refused(no_pairs);
+    refused(node_sum_short);
+    refused(node_sum_long);
+    refused(node_slots_short);
     assert_int_equal(store_stream_decode(&d, NULL, ok, sizeof(ok)), TERSE_OK);
     store_stream_deinit(&d);
     assert_int_equal(store_stream_decode(&d, NULL, small_group, sizeof(small_group)), TERSE_OK);
@@ -351,8 +373,12 @@ static void test_edits(void **state)
     assert_int_equal(store_stream_seek(&s, &id), 0);
     id = (struct store_stream_id){UINT64_MAX, UINT64_MAX};
     assert_int_equal(store_stream_seek(&s, &id), 3);
-    store_stream_remove(&s, 0, 2);
+    store_stream_remove(&s, 1, 1); /* inside the first node: it keeps its two slots */
+    assert_int_equal(s.n_nodes, 2);
+    assert_true(s.nodes[0].live == 1 && s.nodes[0].slots == 2);
+    store_stream_remove(&s, 0, 1); /* its last entry: the node goes */
     assert_int_equal(s.n_ents, 1);
+    assert_int_equal(s.n_nodes, 1);
     assert_true(s.ents[0].id.ms == UINT64_MAX - 1);
     g = &s.groups[0];
     assert_int_equal(store_stream_consumer_find(g, (const uint8_t *)"c2", 2, &found), 1);
