@@ -306,7 +306,9 @@ static int decode_body(struct store_stream *s, struct rd *r)
     if (arr_grow(s, (void **)&s->groups, &s->cap_groups, n, sizeof(*s->groups)) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
-    memset(s->groups, 0, n * sizeof(*s->groups));
+    if (n > 0) {
+        memset(s->groups, 0, n * sizeof(*s->groups));
+    }
     for (size_t i = 0; i < n; i++) {
         struct store_stream_group *g = &s->groups[i];
         s->n_groups = i + 1; /* counted first, so deinit frees a half-read group's arrays */
@@ -325,13 +327,15 @@ static int decode_body(struct store_stream *s, struct rd *r)
 int store_stream_decode(struct store_stream *s, const terse_allocator *alloc,
                         const uint8_t *form, size_t len)
 {
-    struct rd r = {form, form + len};
+    struct rd r;
     int st;
 
     store_stream_init(s, alloc);
     if (form == NULL) {
         return TERSE_ECORRUPT;
     }
+    r.p = form;
+    r.end = form + len;
     st = decode_body(s, &r);
     if (st != TERSE_OK) {
         store_stream_deinit(s);
@@ -546,6 +550,9 @@ void store_stream_remove(struct store_stream *s, size_t at, size_t n)
 {
     size_t off = 0, k = 0;
 
+    if (n == 0) {
+        return; /* the arrays may be NULL: no pointer arithmetic on them */
+    }
     memmove(&s->ents[at], &s->ents[at + n], (s->n_ents - at - n) * sizeof(*s->ents));
     s->n_ents -= n;
     for (size_t i = 0; i < s->n_nodes; i++) {
