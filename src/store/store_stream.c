@@ -531,7 +531,8 @@ int store_stream_append(struct store_stream *s, const struct store_stream_entry 
         TERSE_OK) {
         return TERSE_ENOMEM;
     }
-    if (last == NULL || (node_max != 0 && last->slots >= node_max)) {
+    /* a node whose slots count is at its type's end is full too, whatever node_max */
+    if (last == NULL || (node_max != 0 && last->slots >= node_max) || last->slots == SIZE_MAX) {
         if (arr_grow(s, (void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof(*s->nodes)) !=
             TERSE_OK) {
             return TERSE_ENOMEM;
