@@ -1,8 +1,8 @@
 /*
  * cmd_stream: the stream family (XADD ... XINFO), over the model of store_stream.h, held as
  * one codec value per key. cmd_stream.c has the shared steps (load, store, IDs, entry
- * replies, the group counters) and the table; cmd_stream_add.c the writes of entries (XADD,
- * XTRIM, XDEL, XSETID); cmd_stream_range.c the reads (XLEN, XRANGE, XREVRANGE, XREAD,
+ * replies, the group counters), XLEN and the table; cmd_stream_add.c the writes of entries
+ * (XADD, XTRIM, XDEL, XSETID); cmd_stream_range.c the reads (XRANGE, XREVRANGE, XREAD,
  * XREADGROUP); cmd_stream_group.c XGROUP, XACK and XPENDING; cmd_stream_claim.c XCLAIM and
  * XAUTOCLAIM; cmd_stream_info.c XINFO.
  *

@@ -8,7 +8,8 @@ several keys), XGROUP (CREATE [MKSTREAM] [ENTRIESREAD], SETID, DESTROY, CREATECO
 DELCONSUMER, HELP), XREADGROUP (>, history, NOACK, COUNT), XACK, XPENDING (summary, extended,
 IDLE, consumer), XCLAIM (FORCE, JUSTID, RETRYCOUNT, LASTID, TIME), XAUTOCLAIM, XINFO (STREAM,
 FULL, GROUPS, CONSUMERS, HELP), XSETID; wrong arity, bad IDs, argument-check order, WRONGTYPE
-both ways; RESP3; COPY; DEBUG DIGEST-VALUE; DEBUG CORRUPT-VALUE; SAVE and a restart.
+both ways; RESP3; COPY; DEBUG DIGEST-VALUE; DEBUG CORRUPT-VALUE; SAVE and a restart; -OOM;
+stream-node-max-*; random sequences of every command over a small ID space.
 
 Intentionally not compared byte for byte (the reason is repeated at each use):
 - Times: XADD * IDs and delivery and seen times (XPENDING idle, XINFO CONSUMERS idle, XINFO
@@ -19,6 +20,7 @@ Intentionally not compared byte for byte (the reason is repeated at each use):
 - BLOCK with nothing to serve: Redis waits, terse answers an error (README, not built).
 """
 
+import random
 import time
 
 import pytest
@@ -612,3 +614,97 @@ def test_node_config_options(pair):
         "XTRIM s MAXLEN ~ 42 LIMIT 20", "XLEN s", "XADD s MAXLEN ~ 1 96-1 f v", "XLEN s",
         "CONFIG SET stream-node-max-entries 0", "XTRIM s MAXLEN ~ 1", "XLEN s",
     ], title="stream-node-max-* options")
+
+
+# ---- random sequences ------------------------------------------------------------------------
+
+RKEYS = ["s", "t"]
+RGROUPS = ["g", "h"]
+RCONSUMERS = ["a", "b", "c"]
+
+
+def _rid(rnd):
+    """An ID in a small space (ms 0-120, seq 0-3), so adds, deletes and ranges collide often."""
+    r = rnd.random()
+    if r < 0.05:
+        return rnd.choice(["-", "+", "0", "0-0", "bad"])
+    if r < 0.15:
+        return str(rnd.randrange(0, 121))
+    return "%d-%d" % (rnd.randrange(0, 121), rnd.randrange(0, 4))
+
+
+def random_step(rnd, ms):
+    """One stream command with explicit IDs, drawn so that replies do not depend on the clock
+    (no XADD *, no idle times, JUSTID claims). ms: the XADD clock of the sequence, a list of
+    one int the XADDs move forward."""
+    k, g, c = rnd.choice(RKEYS), rnd.choice(RGROUPS), rnd.choice(RCONSUMERS)
+    op = rnd.randrange(18)
+    if op < 4:
+        ms[0] += rnd.choice([0, 1, 1, 2, 3])
+        pairs = [x for i in range(rnd.randrange(1, 3)) for x in ("f%d" % i, "v%d" % rnd.randrange(9))]
+        trim = rnd.choice([[], [], ["MAXLEN", str(rnd.randrange(0, 9))],
+                           ["MAXLEN", "~", str(rnd.randrange(0, 9))],
+                           ["MINID", "%d" % max(0, ms[0] - rnd.randrange(0, 9))]])
+        r = rnd.random()
+        near = max(0, ms[0] + rnd.randrange(-2, 1))
+        idarg = ("%d-*" % ms[0] if r < 0.6 else "%d-%d" % (near, rnd.randrange(0, 4)) if r < 0.95
+                 else _rid(rnd))
+        return ("XADD", k, *trim, idarg, *pairs)
+    if op == 4:
+        return ("XDEL", k, *[_rid(rnd) for _ in range(rnd.randrange(1, 4))])
+    if op == 5:
+        return rnd.choice([("XTRIM", k, "MAXLEN", str(rnd.randrange(0, 12))),
+                           ("XTRIM", k, "MAXLEN", "~", str(rnd.randrange(0, 12))),
+                           ("XTRIM", k, "MINID", _rid(rnd))])
+    if op == 6:
+        a, b = _rid(rnd), _rid(rnd)
+        if rnd.random() < 0.3:
+            a = "(" + a
+        return ("XRANGE", k, a, b, "COUNT", str(rnd.randrange(0, 6)))
+    if op == 7:
+        return ("XREVRANGE", k, _rid(rnd), _rid(rnd))
+    if op == 8:
+        return ("XGROUP", "CREATE", k, g, rnd.choice(["$", "0", _rid(rnd)]),
+                *rnd.choice([["MKSTREAM"], ["MKSTREAM"], ["ENTRIESREAD", str(rnd.randrange(-1, 9))]]))
+    if op == 9:
+        return ("XGROUP", "SETID", k, g, rnd.choice(["$", "0", _rid(rnd)]))
+    if op in (10, 11):
+        return ("XREADGROUP", "GROUP", g, c, "COUNT", str(rnd.randrange(0, 4)),
+                *rnd.choice([[], [], ["NOACK"]]), "STREAMS", k, rnd.choice([">", ">", "0", _rid(rnd)]))
+    if op == 12:
+        return ("XACK", k, g, *[_rid(rnd) for _ in range(rnd.randrange(1, 4))])
+    if op == 13:
+        return ("XCLAIM", k, g, c, "0", *[_rid(rnd) for _ in range(rnd.randrange(1, 3))], "JUSTID",
+                *rnd.choice([[], ["FORCE"], ["RETRYCOUNT", "5"], ["LASTID", _rid(rnd)]]))
+    if op == 14:
+        return ("XAUTOCLAIM", k, g, c, "0", _rid(rnd), "COUNT", str(rnd.randrange(1, 4)), "JUSTID")
+    if op == 15:
+        return rnd.choice([("XPENDING", k, g), ("XINFO", "GROUPS", k),
+                           ("XGROUP", "DELCONSUMER", k, g, c), ("XGROUP", "CREATECONSUMER", k, g, c),
+                           ("XGROUP", "DESTROY", k, g)])
+    if op == 16:
+        return ("XREAD", "COUNT", str(rnd.randrange(1, 5)), "STREAMS", *RKEYS, _rid(rnd), _rid(rnd))
+    return rnd.choice([("XLEN", k), ("XLEN", k), ("XSETID", k, "%d-3" % ms[0]), ("DEL", k)])
+
+
+def _pending_ext(k, g):
+    return pending_ext("XPENDING", k, g, "-", "+", "100")
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_sequences(diff, seed):
+    """Random stream commands over two keys, two groups and three consumers, with IDs from a
+    small space: every reply identical to Redis's (XPENDING's idle times masked); each key's
+    entries, groups, and stream info compared along the way and at the end."""
+    rnd = random.Random(seed)
+    ms = [1]
+    steps = []
+    for _ in range(300):
+        steps.append(random_step(rnd, ms))
+        if rnd.random() < 0.08:
+            for k in RKEYS:
+                steps += [("XRANGE", k, "-", "+"), info("XINFO", "STREAM", k, "FULL")]
+                steps += [_pending_ext(k, g) for g in RGROUPS]
+    for k in RKEYS:
+        steps += [("XRANGE", k, "-", "+"), info("XINFO", "STREAM", k, "FULL")]
+    diff.run(steps, title="random sequence %d" % seed)
