@@ -216,6 +216,7 @@ struct cmd_settings {
     long long set_max_intset_entries;    /* set-max-intset-entries: OBJECT ENCODING */
     long long zset_max_listpack_entries; /* zset-max-listpack-entries: OBJECT ENCODING */
     long long zset_max_listpack_value;   /* zset-max-listpack-value: OBJECT ENCODING */
+    long long stream_node_max_entries;   /* stream-node-max-entries: approximate trimming */
     char run_id[41];           /* 40 hex chars, random per process start */
 };
 
@@ -418,6 +419,7 @@ extern const struct cmd_def cmd_multi_defs[];
 extern const struct cmd_def cmd_sort_defs[];
 extern const struct cmd_def cmd_pubsub_defs[];
 extern const struct cmd_def cmd_zset_defs[];
+extern const struct cmd_def cmd_stream_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);

@@ -5,6 +5,7 @@
 #include "cmd/cmd_digest.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd_util.h"
@@ -13,6 +14,7 @@
 #include "store/store_hash.h"
 #include "store/store_list.h"
 #include "store/store_zset.h"
+#include "store/store_stream.h"
 #include "terse/status.h"
 
 _Static_assert(CMD_DIGEST_LEN == CODEC_SHA1_LEN, "a digest is one SHA-1");
@@ -121,6 +123,34 @@ static int list_part(const uint8_t *form, size_t len, uint8_t d[CMD_DIGEST_LEN])
     return rc == 0 ? TERSE_OK : TERSE_ECORRUPT;
 }
 
+/* A stream, as Redis digests one: each entry's ID as "ms.seq", then its fields and values,
+ * mixed in order, oldest first. Groups are not part of Redis's digest. */
+static int stream_part(struct cmd_call *c, const uint8_t *form, size_t len,
+                       uint8_t d[CMD_DIGEST_LEN])
+{
+    struct store_stream s;
+    int rc = store_stream_decode(&s, &c->srv->alloc, form, len);
+
+    for (size_t i = 0; rc == TERSE_OK && i < s.n_ents; i++) {
+        const struct store_stream_entry *e = &s.ents[i];
+        const uint8_t *p = e->pairs, *end = e->pairs + e->pairs_len, *b;
+        char id[48];
+        size_t n;
+        int idlen = snprintf(id, sizeof(id), "%llu.%llu", (unsigned long long)e->id.ms,
+                             (unsigned long long)e->id.seq);
+
+        digest_mix(d, id, (size_t)idlen);
+        for (uint64_t k = 0; rc == TERSE_OK && k < e->n_pairs * 2; k++) {
+            rc = store_stream_pair_next(&p, end, &b, &n);
+            if (rc == TERSE_OK) {
+                digest_mix(d, b, n);
+            }
+        }
+    }
+    store_stream_deinit(&s);
+    return rc;
+}
+
 /* Mixes the value part of e (type, original bytes, expiry mark) into d. */
 static int value_part(struct cmd_call *c, const struct store_entry *e, uint8_t d[CMD_DIGEST_LEN])
 {
@@ -153,7 +183,7 @@ static int value_part(struct cmd_call *c, const struct store_entry *e, uint8_t d
         rc = fields_part(p, len, DIGEST_VAL_SCORE, d);
         break;
     case STORE_TYPE_STREAM:
-        rc = TERSE_EINVAL; /* no command creates this type yet */
+        rc = stream_part(c, p, len, d);
         break;
     }
     if (rc != TERSE_OK) {

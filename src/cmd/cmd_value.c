@@ -356,7 +356,8 @@ const char *cmd_value_encoding(const struct store_entry *e)
         return cmd_set_encoding(e);
     case STORE_TYPE_ZSET:
         return cmd_zset_encoding(e);
-    case STORE_TYPE_STREAM: /* no command creates this type yet */
+    case STORE_TYPE_STREAM:
+        return "stream"; /* Redis 7.0's only stream encoding */
     case STORE_TYPE_STRING:
         break;
     }

@@ -242,6 +242,13 @@ struct core_config_obuf {
       CORE_CONFIG_INT_MAX, -, CORE_CONFIG_MUTABLE)                                               \
     X("list-compress-depth", list_compress_depth, INT, "0", 0, CORE_CONFIG_INT_MAX, -,          \
       CORE_CONFIG_MUTABLE)                                                                       \
+    /* stream-node-max-entries sizes the nodes MAXLEN/MINID ~ trims whole (cmd_stream_add.c); \
+     * stream-node-max-bytes is accepted as redis.conf files set it and changes nothing: terse \
+     * keeps no listpack nodes. */                                                               \
+    X("stream-node-max-bytes", stream_node_max_bytes, MEM, "4096", 0, CORE_CONFIG_LLONG_MAX, -,  \
+      CORE_CONFIG_MUTABLE)                                                                       \
+    X("stream-node-max-entries", stream_node_max_entries, INT, "100", 0, CORE_CONFIG_LLONG_MAX, \
+      -, CORE_CONFIG_MUTABLE)                                                                    \
     X("set-max-intset-entries", set_max_intset_entries, INT, "512", 0, CORE_CONFIG_LLONG_MAX, -, \
       CORE_CONFIG_MUTABLE)                                                                       \
     X("zset-max-listpack-entries", zset_max_listpack_entries, INT, "128", 0,                     \

@@ -561,6 +561,25 @@ static void test_args_special(void **state)
     assert_int_equal(args(f, 0, NULL), TERSE_OK);
 }
 
+/* ---- stream node limits ------------------------------------------------------------------ */
+
+static void test_stream_node_limits(void **state)
+{
+    struct fx *f = *state;
+
+    /* stream-node-max-entries: Redis's long long INTEGER_CONFIG in [0, LLONG_MAX], default 100;
+     * stream-node-max-bytes: a MEMORY_CONFIG in [0, LONG_MAX], default 4096. */
+    assert_int_equal(f->c.stream_node_max_entries, 100);
+    assert_int_equal(f->c.stream_node_max_bytes, 4096);
+    check_value(f, "stream-node-max-entries", "0", "0");
+    check_value(f, "stream-node-max-entries", "9223372036854775807", "9223372036854775807");
+    check_value(f, "stream-node-max-entries", "-1", NULL);
+    check_reason(f, "argument must be between 0 and 9223372036854775807 inclusive");
+    check_value(f, "stream-node-max-entries", "1k", NULL);
+    check_value(f, "stream-node-max-bytes", "1mb", "1048576");
+    check_value(f, "stream-node-max-bytes", "-1", NULL);
+}
+
 /* ---- hash encoding limits and option aliases ------------------------------------------- */
 
 static void test_hash_limits(void **state)
@@ -1054,6 +1073,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_args_override_file, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_args_special, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_hash_limits, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_stream_node_limits, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_alias_table, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_alias_file_and_args, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_alias_set, fx_setup, fx_teardown),

@@ -1,0 +1,194 @@
+/*
+ * store_stream: the byte form of a stream, the string the codec stores (compressed and
+ * checksummed like any value) for a key of type stream, and the decoded model commands edit.
+ *
+ *   form    = version (1 byte, STORE_STREAM_VERSION)
+ *             last_id | entries_added varint | max_deleted_id
+ *             n_entries varint | entry * n_entries          IDs strictly increasing
+ *             n_nodes varint | node * n_nodes              live counts summing to n_entries
+ *             n_groups varint  | group * n_groups           names strictly increasing
+ *   id      = ms varint | seq varint
+ *   entry   = id | n_pairs varint (>= 1) | (len varint | bytes) * 2 * n_pairs
+ *   group   = name | last_delivered id | entries_read+1 varint (0: unknown, Redis's -1)
+ *             n_consumers varint | consumer * n             names strictly increasing
+ *             n_pending varint | pending * n                IDs strictly increasing
+ *   node    = live varint (>= 1) | slots varint (>= live)
+ *   name    = len varint | bytes
+ *   consumer= name | seen_ms varint (int64 as its two's complement)
+ *   pending = id | consumer index varint (< n_consumers) | delivery_ms varint (int64 as above)
+ *             | delivery_count varint
+ *
+ * Nodes stand for Redis's listpack nodes, which terse does not keep but whose boundaries
+ * Redis's approximate trimming (MAXLEN ~, MINID ~: whole nodes only) and XINFO's
+ * radix-tree-keys show: a node holds the next `live` entries; `slots` counts them with those
+ * deleted from it (XDEL, an exact trim inside it), which still fill it in Redis. An append
+ * goes to the last node while its slots are below stream-node-max-entries, else starts one; a
+ * node whose last entry goes is gone. (Redis also closes a node at stream-node-max-bytes: not
+ * counted here.)
+ *
+ * LEB128 varints, minimal spelling (store_varint.h). Names order as Redis's rax iterates:
+ * bytewise, a prefix first. A stream may hold no entry (XDEL, XTRIM, XGROUP CREATE MKSTREAM):
+ * the key stays.
+ *
+ * The model (struct store_stream) is the form decoded: arrays from the allocator it was
+ * given, whose byte slices (field/value pairs, names) are borrowed from the form or from the
+ * caller, so the form and anything added must outlive the model. A command decodes, edits and
+ * encodes the whole model: every write costs time in proportion to the stream's size.
+ * store_stream_decode checks every length, count and ordering, so a corrupt form is
+ * TERSE_ECORRUPT, never a model; counts are bounded by the bytes left before anything is
+ * allocated for them.
+ */
+#ifndef TERSE_STORE_STREAM_H
+#define TERSE_STORE_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terse/alloc.h"
+
+#define STORE_STREAM_VERSION 1
+
+/* An entry ID: milliseconds and a sequence number. */
+struct store_stream_id {
+    uint64_t ms;
+    uint64_t seq;
+};
+
+/* One entry: its pairs as their bytes in a form, (len varint | bytes) * 2 * n_pairs. */
+struct store_stream_entry {
+    struct store_stream_id id;
+    uint64_t n_pairs;      /* >= 1 */
+    const uint8_t *pairs;  /* borrowed; pairs_len bytes */
+    size_t pairs_len;
+};
+
+/* A node: the next `live` entries of the stream (README of the form above). */
+struct store_stream_node {
+    size_t live;  /* entries of the stream in it, >= 1 */
+    size_t slots; /* entries ever appended to it, >= live */
+};
+
+/* A consumer of a group. */
+struct store_stream_consumer {
+    const uint8_t *name;   /* borrowed; name_len bytes */
+    size_t name_len;
+    int64_t seen_ms;       /* last time it was seen (unix ms) */
+};
+
+/* A pending (delivered, not acknowledged) entry of a group. */
+struct store_stream_pending {
+    struct store_stream_id id;
+    size_t consumer;       /* index into the group's consumers */
+    int64_t delivery_ms;   /* last delivery (unix ms) */
+    uint64_t delivery_count;
+};
+
+struct store_stream_group {
+    const uint8_t *name;   /* borrowed; name_len bytes */
+    size_t name_len;
+    struct store_stream_id last_id; /* last delivered ID */
+    int64_t entries_read;  /* -1: unknown */
+    struct store_stream_consumer *cons; /* sorted by name */
+    size_t n_cons, cap_cons;
+    struct store_stream_pending *pel;   /* sorted by ID */
+    size_t n_pel, cap_pel;
+};
+
+struct store_stream {
+    struct store_stream_id last_id;     /* last generated ID */
+    uint64_t entries_added;             /* entries ever added */
+    struct store_stream_id max_deleted; /* highest ID deleted, 0-0 when none */
+    struct store_stream_entry *ents;    /* sorted by ID */
+    size_t n_ents, cap_ents;
+    struct store_stream_node *nodes;    /* the entries in order: live counts sum to n_ents */
+    size_t n_nodes, cap_nodes;
+    struct store_stream_group *groups;  /* sorted by name */
+    size_t n_groups, cap_groups;
+    terse_allocator alloc;              /* where the arrays come from */
+};
+
+/* The next field or value of an entry's pairs, from *p before end: TERSE_OK with *b, *len
+ * (pointing into the pairs) and *p moved past it, or TERSE_ECORRUPT (a length past end). */
+int store_stream_pair_next(const uint8_t **p, const uint8_t *end, const uint8_t **b,
+                           size_t *len);
+
+/* -1, 0, 1 as a is below, equal to, above b. */
+int store_stream_id_cmp(const struct store_stream_id *a, const struct store_stream_id *b);
+
+/* Byte order of two names as Redis's rax iterates them (a prefix first). */
+int store_stream_name_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
+/* An empty model (no entry, no group, IDs 0-0) allocating from alloc (borrowed; NULL: libc). */
+void store_stream_init(struct store_stream *s, const terse_allocator *alloc);
+
+/* Frees the model's arrays (not the slices it borrows) and leaves it empty. */
+void store_stream_deinit(struct store_stream *s);
+
+/*
+ * Decodes form (len bytes, retained: the model borrows its slices until deinit) into s,
+ * initialised here with alloc. TERSE_OK, TERSE_ECORRUPT (any length, count or order wrong,
+ * bytes left over), TERSE_ENOMEM. On error s is left empty (deinit is still safe).
+ */
+int store_stream_decode(struct store_stream *s, const terse_allocator *alloc,
+                        const uint8_t *form, size_t len);
+
+/* The exact length of the model's form. */
+size_t store_stream_size(const struct store_stream *s);
+
+/* Writes the model's form into out (cap bytes); *out_len gets its length. TERSE_OK, or
+ * TERSE_ETOOBIG when cap is below store_stream_size (nothing past cap is written). */
+int store_stream_encode(const struct store_stream *s, uint8_t *out, size_t cap,
+                        size_t *out_len);
+
+/* ---- edits (each TERSE_OK or TERSE_ENOMEM, the model unchanged on error) ------------------ */
+
+/* The index of the first entry whose ID is >= id (n_ents when none). */
+size_t store_stream_seek(const struct store_stream *s, const struct store_stream_id *id);
+
+/* Appends an entry (its ID above every entry's; pairs borrowed) to the last node, or to a new
+ * one when the last has node_max slots filled (node_max 0: no limit). */
+int store_stream_append(struct store_stream *s, const struct store_stream_entry *e,
+                        size_t node_max);
+
+/* Removes the n entries from index at; nodes left without an entry go. */
+void store_stream_remove(struct store_stream *s, size_t at, size_t n);
+
+/* The group named name: its index with *found, else where it would go. */
+size_t store_stream_group_find(const struct store_stream *s, const uint8_t *name, size_t len,
+                               bool *found);
+
+/* Inserts an empty group at index at (from group_find; name borrowed). */
+int store_stream_group_insert(struct store_stream *s, size_t at, const uint8_t *name,
+                              size_t len, struct store_stream_id last_id, int64_t entries_read);
+
+/* Removes the group at index at. */
+void store_stream_group_remove(struct store_stream *s, size_t at);
+
+/* The consumer named name in g: its index with *found, else where it would go. */
+size_t store_stream_consumer_find(const struct store_stream_group *g, const uint8_t *name,
+                                  size_t len, bool *found);
+
+/* Inserts a consumer at index at (from consumer_find; name borrowed): pending entries'
+ * consumer indexes move with it. */
+int store_stream_consumer_insert(struct store_stream *s, struct store_stream_group *g,
+                                 size_t at, const uint8_t *name, size_t len, int64_t seen_ms);
+
+/* Removes the consumer at index at and its pending entries; *n_pending gets how many. */
+void store_stream_consumer_remove(struct store_stream_group *g, size_t at, size_t *n_pending);
+
+/* The pending entry of id in g: its index with *found, else where it would go. */
+size_t store_stream_pel_find(const struct store_stream_group *g, const struct store_stream_id *id,
+                             bool *found);
+
+/* Inserts a pending entry at index at (from pel_find). */
+int store_stream_pel_insert(struct store_stream *s, struct store_stream_group *g, size_t at,
+                            const struct store_stream_pending *p);
+
+/* Removes the pending entry at index at. */
+void store_stream_pel_remove(struct store_stream_group *g, size_t at);
+
+/* Pending entries of consumer ci in g. */
+size_t store_stream_consumer_pending(const struct store_stream_group *g, size_t ci);
+
+#endif /* TERSE_STORE_STREAM_H */
