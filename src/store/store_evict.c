@@ -250,9 +250,15 @@ static enum store_drop drop_cold(void *arg, struct store_db *d, uint8_t *link)
         if (r->volatile_only && !(e->meta & STORE_META_EXPIRE)) {
             return STORE_DROP_KEEP;
         }
-        if (r->o->policy != STORE_EVICT_RANDOM &&
-            (r->s->n_pool == 0 || cand_score(r, e) < r->s->pool[r->s->n_pool - 1].score)) {
-            return STORE_DROP_KEEP;
+        if (r->o->policy != STORE_EVICT_RANDOM) {
+            uint64_t score = cand_score(r, e);
+            /* A key used within the LRU clock's current second ties with every other such key:
+             * the tie says nothing of coldness, and a burst of writes would lose its newest
+             * keys a span at a time. Those go only one by one, through the pool. */
+            if (r->s->n_pool == 0 || score < r->s->pool[r->s->n_pool - 1].score ||
+                (r->o->policy == STORE_EVICT_LRU && score == 0)) {
+                return STORE_DROP_KEEP;
+            }
         }
     }
     r->n_ev += (size_t)victim_delete(r, d, link);

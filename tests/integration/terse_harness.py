@@ -583,7 +583,7 @@ def clients_replies(server, script):
                 time.sleep(args[0])
                 continue
             if who == "blocked":
-                _wait_blocked(server, args[0])
+                wait_blocked(server, args[0])
                 continue
             name, op = who.rstrip("<>"), who[len(who.rstrip("<>")):]
             if name not in conns:
@@ -609,7 +609,9 @@ def clients_replies(server, script):
                 c.close()
 
 
-def _wait_blocked(server, n):
+def wait_blocked(server, n):
+    """Waits until server counts n blocked clients (INFO clients), on a connection of its
+    own; fails after REPLY_TIMEOUT_S."""
     deadline = time.monotonic() + REPLY_TIMEOUT_S
     with server.raw() as c:
         while True:

@@ -145,14 +145,17 @@ def test_client_unblock_and_client_list(terse):
     with terse.raw() as a, terse.raw() as b:
         aid = h.decode_one(a.call("CLIENT", "ID"))
         a.send(h.encode("BLPOP", "q", "0"))
+        h.wait_blocked(terse, 1)
         line = h.decode_one(b.call("CLIENT", "LIST", "ID", str(aid))).decode()
         assert " flags=b " in line, line
         assert b.call("CLIENT", "UNBLOCK", str(aid)) == b":1\r\n"
         assert a.read_reply() == b"*-1\r\n"
         a.send(h.encode("BLMOVE", "q", "r", "LEFT", "LEFT", "0"))
+        h.wait_blocked(terse, 1)
         assert b.call("CLIENT", "UNBLOCK", str(aid), "TIMEOUT") == b":1\r\n"
         assert a.read_reply() == b"*-1\r\n"  # a null array even for BLMOVE, as in Redis 7.0
         a.send(h.encode("BRPOP", "q", "0"))
+        h.wait_blocked(terse, 1)
         assert b.call("CLIENT", "UNBLOCK", str(aid), "ERROR") == b":1\r\n"
         assert a.read_reply() == b"-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n"
         assert b.call("CLIENT", "UNBLOCK", str(aid)) == b":0\r\n"
@@ -160,6 +163,7 @@ def test_client_unblock_and_client_list(terse):
         assert b.call("CLIENT", "UNBLOCK", str(aid), "NOW").startswith(
             b"-ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
         a.send(h.encode("BLPOP", "q", "0"))
+        h.wait_blocked(terse, 1)
         assert b.call("LPUSH", "q", "v") == b":1\r\n"
         assert h.decode_one(a.read_reply()) == [b"q", b"v"]
         assert " flags=N " in h.decode_one(b.call("CLIENT", "LIST", "ID", str(aid))).decode()
