@@ -1,6 +1,6 @@
 /*
  * cmd_block: blocked clients (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX,
- * BZMPOP), as Redis 7.0 runs them.
+ * BZMPOP, XREAD and XREADGROUP with BLOCK), as Redis 7.0 runs them.
  *
  * A blocking command first runs as its non-blocking twin. When there is nothing to take, it
  * calls cmd_block: the command is kept (struct cmd_records, arguments copied), its keys go
@@ -101,6 +101,12 @@ static void note_deadline(struct cmd_server *srv, int64_t deadline)
 
 int cmd_block(struct cmd_call *c, size_t first, size_t n, size_t step, int64_t timeout_ms)
 {
+    return cmd_block_as(c, c->argv, first, n, step, timeout_ms);
+}
+
+int cmd_block_as(struct cmd_call *c, const struct resp_slice *argv, size_t first, size_t n,
+                 size_t step, int64_t timeout_ms)
+{
     struct cmd_server *srv = c->srv;
     struct cmd_client *cl = c->cl;
     const struct cmd_def *d;
@@ -114,7 +120,7 @@ int cmd_block(struct cmd_call *c, size_t first, size_t n, size_t step, int64_t t
     }
     d = cmd_resolve(srv, c->argv, c->argc);
     cmd_records_clear(&cl->blk);
-    if (d == NULL || cmd_records_put(srv, &cl->blk, d, c->argv, c->argc) != TERSE_OK) {
+    if (d == NULL || cmd_records_put(srv, &cl->blk, d, argv, c->argc) != TERSE_OK) {
         cmd_reply_err(c, CMD_ERR_OOM);
         return -1;
     }

@@ -106,6 +106,10 @@ void cmd_watch_expire_check(struct cmd_server *srv, struct cmd_client *cl, int64
  * it blocked (or stays blocked: c->blocked is set, and nothing must be replied), 0 when the
  * command must reply its empty answer now (EXEC), -1 when it replied an error. */
 int cmd_block(struct cmd_call *c, size_t first, size_t n, size_t step, int64_t timeout_ms);
+/* cmd_block keeping argv (c->argc slices) as the command to run again instead of c->argv:
+ * XREAD's "$" must mean the last ID at the time of the call, not of the retry. */
+int cmd_block_as(struct cmd_call *c, const struct resp_slice *argv, size_t first, size_t n,
+                 size_t step, int64_t timeout_ms);
 /* For a blocking command: 1 when key holds a value of type (a list, a zset: never empty) to
  * take from now, 0 when it does not (a key of another type too, when c is a retry), -1 when
  * it replied WRONGTYPE. */

@@ -10,10 +10,9 @@
  * bytes borrowed from the decoded form in scratch and from the request), edits it, writes its
  * reply, and encodes the model into scratch2 to store it (cmd_stream_store), so each command
  * costs time and one set of allocations in proportion to the stream's size. A store that
- * fails (-OOM, too large) withdraws the reply written so far. Blocking (XREAD and XREADGROUP
- * with BLOCK when there is nothing to serve) needs clients that wait, which terse does not
- * have: those calls answer CMD_STREAM_ERR_NOBLOCK. Everything runs on the worker thread that
- * owns the shard.
+ * fails (-OOM, too large) withdraws the reply written so far. XREAD and XREADGROUP with
+ * BLOCK wait through cmd_block.c when there is nothing to serve. Everything runs on the worker
+ * thread that owns the shard.
  */
 #ifndef TERSE_CMD_STREAM_H
 #define TERSE_CMD_STREAM_H
@@ -26,8 +25,6 @@
 #include "store/store_stream.h"
 
 #define CMD_STREAM_ERR_BAD_ID "ERR Invalid stream ID specified as stream command argument"
-#define CMD_STREAM_ERR_NOBLOCK                                                                 \
-    "ERR terse does not block: BLOCK is refused when no stream has data to serve now"
 
 /* The largest ID, and the ID of a stream's first entry (0-0 when it has none), as Redis's
  * recorded first ID. */

@@ -4,12 +4,18 @@
  * 7.0's argument order and replies (t_stream.c: xrangeGenericCommand, xreadCommand,
  * streamReplyWithRange, streamReplyWithRangeFromConsumerPEL).
  *
- * BLOCK is parsed and checked as Redis does; when some stream has data the call answers at
- * once as Redis would, else (Redis would wait) it answers CMD_STREAM_ERR_NOBLOCK.
+ * With BLOCK and nothing to serve, the client waits (cmd_block.c) until a key it reads is
+ * written or the timeout passes; each "$" is kept as the ID it meant when the call came. Run
+ * again for a waiting client (CMD_CALL_RETRY), XREAD passes over a key that is no stream (it
+ * keeps waiting, as Redis's does), while XREADGROUP answers the error (WRONGTYPE, NOGROUP).
  */
 #include <string.h>
 
 #include "cmd/cmd_stream.h"
+
+#include <stdio.h>
+
+#include "cmd/cmd_internal.h"
 #include "cmd/cmd_util.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
@@ -97,6 +103,7 @@ struct xread_args {
     size_t group_arg;     /* argv index of the group name (then the consumer's) */
     bool noack;
     bool block;
+    long long block_ms;   /* BLOCK's timeout, 0: forever */
     long long count;      /* 0: no limit */
     size_t streams;       /* argv index of the first key */
     size_t n;             /* keys */
@@ -120,6 +127,7 @@ static int xread_parse(struct cmd_call *c, struct xread_args *a)
                 return -1;
             }
             a->block = true;
+            a->block_ms = t;
         } else if (cmd_arg_is(c, i, "count") && more > 0) {
             i++;
             if (cmd_ll_or_reply(c, i, &a->count, NULL) != 0) {
@@ -168,6 +176,14 @@ static int xread_parse(struct cmd_call *c, struct xread_args *a)
     return 0;
 }
 
+/* A retried XREAD passes over a key that holds no stream (Redis keeps such a client waiting);
+ * XREADGROUP does not (it answers WRONGTYPE or NOGROUP). */
+static bool passed_over(struct cmd_call *c, const struct xread_args *a, size_t k)
+{
+    return (c->mode & CMD_CALL_RETRY) && !a->group &&
+           cmd_block_ready(c, &c->argv[a->streams + k], STORE_TYPE_STREAM) == 0;
+}
+
 /*
  * The ID after which each key is read, into ids (a->n of them; cmd_stream_id_max for ">"),
  * checking types, groups and IDs in Redis's order. 0, or -1 when it replied.
@@ -181,10 +197,25 @@ static int xread_ids(struct cmd_call *c, const struct xread_args *a, struct stor
         bool found, dollar = arg->len == 1 && arg->p[0] == '$';
         int rc = 0;
 
+        if (passed_over(c, a, k)) {
+            ids[k] = cmd_stream_id_max;
+            continue;
+        }
+        if ((c->mode & CMD_CALL_RETRY) && a->group &&
+            cmd_block_ready(c, key, STORE_TYPE_STREAM) == 0) {
+            /* A waiting XREADGROUP whose key went (or is no stream now): Redis's words. */
+            cmd_reply_err(c, "UNBLOCKED the stream key no longer exists");
+            return -1;
+        }
         if (cmd_stream_load(c, key, 0, &s, &found) != 0) {
             return -1;
         }
-        if (a->group && (!found || cmd_stream_group(c, &s, a->group_arg) == NULL)) {
+        if (a->group && found && (c->mode & CMD_CALL_RETRY) &&
+            cmd_stream_group(c, &s, a->group_arg) == NULL) {
+            cmd_reply_err(c, "NOGROUP the consumer group this client was blocked on no longer "
+                             "exists");
+            rc = -1;
+        } else if (a->group && (!found || cmd_stream_group(c, &s, a->group_arg) == NULL)) {
             int kl, gl;
             const char *ks = cmd_stream_arg_cstr(key, &kl);
             const char *gs = cmd_stream_arg_cstr(&c->argv[a->group_arg], &gl);
@@ -353,6 +384,37 @@ done:
     return rc;
 }
 
+/* Nothing to serve with BLOCK: waits on the keys (cmd_block_as), with each "$" written as the
+ * ID it stands for now. Returns cmd_block's answer (0: reply the empty answer now). */
+static int block_reading(struct cmd_call *c, const struct xread_args *a,
+                         const struct store_stream_id *ids)
+{
+    struct cmd_server *srv = c->srv;
+    struct resp_slice *argv = srv->alloc.alloc(srv->alloc.opaque, c->argc * sizeof(*argv));
+    char *idbuf = srv->alloc.alloc(srv->alloc.opaque, a->n * 48);
+    int rc = -1;
+
+    if (argv == NULL || idbuf == NULL) {
+        cmd_reply_status(c, TERSE_ENOMEM);
+    } else {
+        memcpy(argv, c->argv, c->argc * sizeof(*argv));
+        for (size_t k = 0; k < a->n; k++) {
+            struct resp_slice *arg = &argv[a->streams + a->n + k];
+            if (arg->len == 1 && arg->p[0] == '$') {
+                int len = snprintf(idbuf + k * 48, 48, "%llu-%llu",
+                                   (unsigned long long)ids[k].ms,
+                                   (unsigned long long)ids[k].seq);
+                arg->p = (const uint8_t *)(idbuf + k * 48);
+                arg->len = (size_t)len;
+            }
+        }
+        rc = cmd_block_as(c, argv, a->streams, a->n, 1, a->block_ms);
+    }
+    srv->alloc.free(srv->alloc.opaque, argv);
+    srv->alloc.free(srv->alloc.opaque, idbuf);
+    return rc;
+}
+
 /* XREAD [COUNT count] [BLOCK ms] STREAMS key [key ...] id [id ...]
  * XREADGROUP GROUP group consumer [COUNT count] [BLOCK ms] [NOACK] STREAMS key [...] id [...] */
 void cmd_stream_xread(struct cmd_call *c)
@@ -374,6 +436,9 @@ void cmd_stream_xread(struct cmd_call *c)
     }
     for (size_t k = 0; k < a.n; k++) {
         int rc;
+        if (passed_over(c, &a, k)) {
+            continue;
+        }
         if (served == 0) {
             hdr = resp_write_deferred_begin(c->out);
         }
@@ -388,9 +453,7 @@ void cmd_stream_xread(struct cmd_call *c)
     }
     if (served > 0) {
         resp_write_deferred_end(c->out, hdr, c->cl->resp == 2 ? '*' : '%', served);
-    } else if (a.block) {
-        cmd_reply_err(c, CMD_STREAM_ERR_NOBLOCK);
-    } else {
+    } else if (!a.block || block_reading(c, &a, ids) == 0) {
         resp_write_null_array(c->out);
     }
 done:

@@ -1,5 +1,5 @@
-"""Blocking commands (BLPOP, BRPOP, BLMPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, BZPOPMAX, BZMPOP)
-against redis-server.
+"""Blocking commands (BLPOP, BRPOP, BLMPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, BZPOPMAX, BZMPOP,
+XREAD and XREADGROUP with BLOCK) against redis-server.
 
 Each script runs on several raw connections per server, interleaved the same way on both
 (terse_harness.compare_clients): "a>" sends a blocking command without reading, another
@@ -107,6 +107,34 @@ SCRIPTS = {
         ("a", "BZPOPMIN", "s", "-1"),
         ("a", "MULTI"), ("a", "BZPOPMIN", "e", "0"), ("a", "BZMPOP", "0", "1", "e", "MIN"),
         ("a", "EXEC"),
+    ],
+    "xread-block": [
+        ("b", "XADD", "s", "1-1", "a", "1"),
+        ("a>", "XREAD", "BLOCK", "0", "STREAMS", "s", "$"), B1,
+        ("b", "XADD", "s", "2-1", "a", "2"), ("a<",),
+        ("a>", "XREAD", "COUNT", "1", "BLOCK", "0", "STREAMS", "t", "s", "0-0", "2-1"), B1,
+        ("b", "XADD", "t", "5-1", "x", "y"), ("a<",),
+        ("a", "XREAD", "BLOCK", "20", "STREAMS", "s", "$"),
+        ("a>", "XREAD", "BLOCK", "0", "STREAMS", "k", "$"), B1, ("b", "SET", "k", "v"),
+        ("b", "DEL", "k"), ("b", "XADD", "k", "7-1", "f", "v"), ("a<",),
+        ("a", "MULTI"), ("a", "XREAD", "BLOCK", "0", "STREAMS", "s", "$"), ("a", "EXEC"),
+        ("a", "HELLO", "3"), ("a", "XREAD", "BLOCK", "20", "STREAMS", "s", "$"),
+        ("a", "XREAD", "BLOCK", "-1", "STREAMS", "s", "$"),
+        ("a", "XREAD", "BLOCK", "x", "STREAMS", "s", "$"),
+    ],
+    "xreadgroup-block": [
+        ("b", "XADD", "s", "1-1", "a", "1"), ("b", "XGROUP", "CREATE", "s", "g", "$"),
+        ("a>", "XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "STREAMS", "s", ">"), B1,
+        ("b", "XADD", "s", "2-1", "a", "2"), ("a<",), ("b", "XPENDING", "s", "g"),
+        ("a>", "XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "STREAMS", "s", ">"), B1,
+        ("b", "XGROUP", "DESTROY", "s", "g"), ("a<",),
+        ("b", "XGROUP", "CREATE", "s", "g", "$"),
+        ("a>", "XREADGROUP", "GROUP", "g", "bob", "BLOCK", "0", "STREAMS", "s", ">"), B1,
+        ("b", "SET", "other", "1"), ("b", "DEL", "s"), ("a<",),
+        ("b", "XADD", "s", "3-1", "a", "3"), ("b", "XGROUP", "CREATE", "s", "g", "$"),
+        ("a>", "XREADGROUP", "GROUP", "g", "bob", "BLOCK", "0", "STREAMS", "s", ">"), B1,
+        ("b", "DEL", "s"), ("b", "SET", "s", "str"), ("a<",),
+        ("a", "XREADGROUP", "GROUP", "g", "bob", "BLOCK", "10", "STREAMS", "nokey", ">"),
     ],
     "client-gone": [
         ("a>", "BLPOP", "g", "0"), B1, ("b", "CLIENT", "KILL", "SKIPME", "yes"),

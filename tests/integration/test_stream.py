@@ -459,24 +459,6 @@ def test_delivery_times_and_idle(terse, oracle):
                 b"0-0", [[b"1-1", [b"a", b"1"]], [b"2-1", [b"a", b"2"]]], []], server.name
 
 
-def test_block_without_data_is_refused(terse):
-    """terse has no blocked clients: BLOCK with nothing to serve is an error, at once; with
-    something to serve it answers as Redis does."""
-    with terse.raw() as c:
-        c.call("XADD", "s", "1-1", "a", "b")
-        c.call("XGROUP", "CREATE", "s", "g", "$")
-        for cmd in (("XREAD", "BLOCK", "0", "STREAMS", "s", "$"),
-                    ("XREAD", "BLOCK", "100", "STREAMS", "s", "nokey", "1-1", "0"),
-                    ("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">")):
-            t0 = time.time()
-            got = c.call(*cmd)
-            assert got.startswith(b"-ERR terse does not block"), (cmd, got)
-            assert time.time() - t0 < 1.0
-        assert decode_one(c.call("XREAD", "BLOCK", "0", "STREAMS", "s", "0")) == [
-            [b"s", [[b"1-1", [b"a", b"b"]]]]]
-        assert decode_one(c.call("XPENDING", "s", "g"))[0] == 0
-
-
 # ---- digests, corruption, snapshots ----------------------------------------------------------
 
 def test_digest_value_equals_redis(pair):
