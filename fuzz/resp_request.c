@@ -128,7 +128,7 @@ static int fuzz_grow(void *owner, struct resp_out *o, size_t need)
  * the default limits: inline arguments are not bound by the bulk limits). */
 static void fuzz_round_trip(struct resp_request *r, struct resp_request *back)
 {
-    struct resp_out o = { NULL, 0, 0, fuzz_grow, NULL, 2, 0 };
+    struct resp_out o = { NULL, 0, 0, fuzz_grow, NULL, 2, 0, NULL, NULL };
     uint64_t want = fuzz_hash_args(r);
     size_t want_argc = r->argc;
     struct fuzz_result res;

@@ -220,6 +220,9 @@ struct cmd_settings {
     char run_id[41];           /* 40 hex chars, random per process start */
 };
 
+#define CMD_ERRSTATS_MAX 128 /* error codes INFO errorstats keeps apart (Redis's limit) */
+#define CMD_ERRCODE_MAX 32   /* longest code kept; a longer one is cut */
+
 struct cmd_stats {
     uint64_t total_commands;
     uint64_t keyspace_hits, keyspace_misses;
@@ -228,6 +231,13 @@ struct cmd_stats {
     uint64_t stored_value_bytes;/* their stored bytes (lowered by what background compression
                                    saves on them: cmd_compress_step) */
     uint64_t evicted_keys;      /* keys deleted to honour maxmemory (INFO stats) */
+    uint64_t total_error_replies; /* every error reply sent (INFO stats) */
+    /* Error replies by code (INFO errorstats), at most CMD_ERRSTATS_MAX codes, as Redis. */
+    struct cmd_errstat {
+        char code[CMD_ERRCODE_MAX + 1];
+        uint64_t count;
+    } errstats[CMD_ERRSTATS_MAX];
+    size_t n_errstats;
 };
 
 struct cmd_server {
@@ -271,6 +281,10 @@ struct cmd_server {
     struct cmd_ready *ready;
     size_t n_ready, ready_cap;
 };
+
+/* Counts an error reply of code (its first word) for INFO stats and errorstats: the
+ * resp_out on_error hook server/ installs on every client's output (arg: the cmd_server). */
+void cmd_count_error(void *srv, const char *code, size_t len);
 
 /* Sets up the table and the state; the caller fills shard, codec, alloc, hooks, settings
  * before and keeps them alive. TERSE_OK or TERSE_ENOMEM. */

@@ -237,6 +237,7 @@ static void debug_error(struct cmd_call *c)
     for (size_t i = 0; i < n; i++) {
         buf[i] = (a->p[i] == '\r' || a->p[i] == '\n') ? ' ' : (char)a->p[i];
     }
+    /* Written raw: Redis counts this error in no statistic (INFO errorstats). */
     resp_write_raw(c->out, "-", 1);
     resp_write_raw(c->out, buf, n);
     resp_write_raw(c->out, "\r\n", 2);

@@ -366,6 +366,52 @@ static void info_stats(struct info_buf *b, struct cmd_call *c, const struct info
                  "active_defrag_key_misses:0\r\n");
     info_addf(b, "tracking_total_keys:0\r\ntracking_total_items:0\r\n"
                  "tracking_total_prefixes:0\r\n");
+    info_addf(b, "unexpected_error_replies:0\r\ntotal_error_replies:%llu\r\n",
+              (unsigned long long)s->total_error_replies);
+}
+
+void cmd_count_error(void *arg, const char *code, size_t len)
+{
+    struct cmd_stats *st = &((struct cmd_server *)arg)->stats;
+    size_t i;
+
+    st->total_error_replies++;
+    if (len > CMD_ERRCODE_MAX) {
+        len = CMD_ERRCODE_MAX;
+    }
+    for (i = 0; i < st->n_errstats; i++) {
+        if (strncmp(st->errstats[i].code, code, len) == 0 && st->errstats[i].code[len] == '\0') {
+            st->errstats[i].count++;
+            return;
+        }
+    }
+    if (i == CMD_ERRSTATS_MAX) {
+        return; /* past Redis's limit of codes: counted in the total only */
+    }
+    memcpy(st->errstats[i].code, code, len);
+    st->errstats[i].code[len] = '\0';
+    st->errstats[i].count = 1;
+    st->n_errstats++;
+}
+
+/* "errorstat_<code>:count=<n>" by code in byte order, as Redis lists its error table. */
+static void info_errorstats(struct info_buf *b, struct cmd_call *c)
+{
+    const struct cmd_stats *st = &c->srv->stats;
+    const char *last = "";
+
+    for (size_t k = 0; k < st->n_errstats; k++) {
+        const struct cmd_errstat *next = NULL;
+        for (size_t i = 0; i < st->n_errstats; i++) {
+            const struct cmd_errstat *e = &st->errstats[i];
+            if (strcmp(e->code, last) > 0 && (next == NULL || strcmp(e->code, next->code) < 0)) {
+                next = e;
+            }
+        }
+        info_addf(b, "errorstat_%s:count=%llu\r\n", next->code,
+                  (unsigned long long)next->count);
+        last = next->code;
+    }
 }
 
 static void info_replication(struct info_buf *b, struct cmd_call *c, const struct info_data *d)
@@ -441,7 +487,8 @@ static void info_section(struct info_buf *b, struct cmd_call *c, const struct in
     case INFO_CLUSTER: info_addf(b, "cluster_enabled:0\r\n"); break;
     case INFO_KEYSPACE: info_keyspace(b, c); break;
     case INFO_TERSE: info_terse(b, c, d); break;
-    default: break; /* modules, commandstats, errorstats, latencystats: nothing to list */
+    case INFO_ERRORSTATS: info_errorstats(b, c); break;
+    default: break; /* modules, commandstats, latencystats: nothing to list */
     }
 }
 

@@ -136,13 +136,33 @@ void resp_write_ok(struct resp_out *o)
     resp_write_raw(o, "+OK\r\n", 5);
 }
 
+/* Reports the error line just written at o->p + at ('-', the text, CRLF) to o->on_error. */
+static void report_error(struct resp_out *o, size_t at)
+{
+    const char *text;
+    size_t n = 0, max;
+
+    if (o->on_error == NULL || o->err) {
+        return;
+    }
+    text = (const char *)o->p + at + 1;
+    max = o->len - at - 3;
+    while (n < max && text[n] != ' ') {
+        n++;
+    }
+    o->on_error(o->err_arg, text, n);
+}
+
 void resp_write_error(struct resp_out *o, const char *msg)
 {
+    size_t at = o->len;
+
     /* A caller that already put the '-' in gets one, not two (as addReplyErrorLength). */
     if (msg[0] == '-') {
         msg++;
     }
     resp_write_line(o, '-', msg, strlen(msg));
+    report_error(o, at);
 }
 
 void resp_write_errorf(struct resp_out *o, const char *fmt, ...)
@@ -194,6 +214,7 @@ void resp_write_errorf(struct resp_out *o, const char *fmt, ...)
     d[1 + len] = '\r';
     d[2 + len] = '\n';
     o->len += len + 3;
+    report_error(o, o->len - len - 3);
 }
 
 static void resp_write_header(struct resp_out *o, char type, int neg, unsigned long long v)

@@ -26,6 +26,10 @@ struct resp_out {
     void *owner;
     int proto; /* 2 or 3 */
     int err;   /* sticky: nonzero after a failed grow */
+    /* Told of every error reply written, with its code (the first word: "ERR", "WRONGTYPE");
+     * NULL: nobody counts (INFO errorstats does). code points into the buffer: read it now. */
+    void (*on_error)(void *err_arg, const char *code, size_t len);
+    void *err_arg;
 };
 
 /* Longest header any writer emits: type byte, sign, 20 digits, CRLF. */

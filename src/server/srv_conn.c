@@ -216,6 +216,8 @@ static int process_input(struct srv *s, struct srv_client *c)
     o.owner = &c->conn.out;
     o.proto = c->cmd.resp;
     o.err = 0;
+    o.on_error = cmd_count_error;
+    o.err_arg = &s->cmd;
     c->cmd.out = &o;
 
     while (core_buf_pending(&c->conn.in) > 0 &&
@@ -350,7 +352,6 @@ struct resp_out *srv_client_out(void *srv, struct cmd_client *cl)
 {
     struct srv_client *c = srv_client_of(cl);
 
-    (void)srv;
     core_buf_compact(&c->conn.out);
     c->bout.p = c->conn.out.p;
     c->bout.len = c->conn.out.len;
@@ -359,6 +360,8 @@ struct resp_out *srv_client_out(void *srv, struct cmd_client *cl)
     c->bout.owner = &c->conn.out;
     c->bout.proto = cl->resp;
     c->bout.err = 0;
+    c->bout.on_error = cmd_count_error;
+    c->bout.err_arg = &((struct srv *)srv)->cmd;
     return &c->bout;
 }
 

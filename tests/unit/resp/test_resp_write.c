@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -422,7 +423,7 @@ static void test_sticky_error(void **state)
 static void test_no_grow_callback(void **state)
 {
     uint8_t buf[8];
-    struct resp_out o = { buf, 0, sizeof(buf), NULL, NULL, 2, 0 };
+    struct resp_out o = { buf, 0, sizeof(buf), NULL, NULL, 2, 0, NULL, NULL };
 
     (void)state;
     resp_write_ok(&o);
@@ -433,11 +434,44 @@ static void test_no_grow_callback(void **state)
     assert_memory_equal(buf, "+OK\r\n", 5);
 }
 
+struct codes {
+    char seen[4][16];
+    int n;
+};
+
+static void on_error(void *arg, const char *code, size_t len)
+{
+    struct codes *k = arg;
+
+    if (k->n < 4) {
+        snprintf(k->seen[k->n++], sizeof(k->seen[0]), "%.*s", (int)len, code);
+    }
+}
+
+/* Every error reply is reported with its code (the first word), and nothing else is. */
+static void test_error_hook(void **state)
+{
+    uint8_t buf[256];
+    struct codes k = {{{0}}, 0};
+    struct resp_out o = { buf, 0, sizeof(buf), NULL, NULL, 2, 0, on_error, &k };
+
+    (void)state;
+    resp_write_ok(&o);
+    resp_write_error(&o, "ERR wrong number of arguments");
+    resp_write_errorf(&o, "-WRONGTYPE Operation %s", "against");
+    resp_write_bulk(&o, "-NOTANERROR x", 13);
+    resp_write_errorf(&o, "%s", "NOSPACE");
+    assert_int_equal(k.n, 3);
+    assert_string_equal(k.seen[0], "ERR");
+    assert_string_equal(k.seen[1], "WRONGTYPE");
+    assert_string_equal(k.seen[2], "NOSPACE");
+}
+
 static void test_exact_fit(void **state)
 {
     /* A writer that fits exactly must not ask to grow. */
     uint8_t buf[4 + 5 + 2];
-    struct resp_out o = { buf, 0, sizeof(buf), NULL, NULL, 2, 0 };
+    struct resp_out o = { buf, 0, sizeof(buf), NULL, NULL, 2, 0, NULL, NULL };
 
     (void)state;
     resp_write_bulk(&o, "hello", 5);
@@ -476,6 +510,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_deferred_nested_and_growing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sticky_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_grow_callback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_error_hook, setup, teardown),
         cmocka_unit_test_setup_teardown(test_exact_fit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_grow_once_per_element, setup, teardown),
     };
