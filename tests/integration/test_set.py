@@ -575,7 +575,8 @@ def sets_view(s):
 
 
 def test_sets_survive_save_and_restart(terse_binary, oracle_binary, tmp_path):
-    views = th.save_restart_views(terse_binary, oracle_binary, tmp_path, fill_sets, sets_view)
+    views = th.save_restart_views(terse_binary, oracle_binary, tmp_path,
+                                  lambda s: fill_sets(s.client()), sets_view)
     for i, when in enumerate(("before SAVE", "after the restart")):
         want, got = views["redis"][i], views["terse"][i]
         assert got == want, "%s: %r" % (when, {k: (got[k], want[k]) for k in want

@@ -471,7 +471,8 @@ def view(s):
 
 
 def test_zsets_survive_save_and_restart(terse_binary, oracle_binary, tmp_path):
-    views = th.save_restart_views(terse_binary, oracle_binary, tmp_path, fill, view)
+    views = th.save_restart_views(terse_binary, oracle_binary, tmp_path,
+                                  lambda s: fill(s.client()), view)
     for i, when in enumerate(("before SAVE", "after the restart")):
         want, got = views["redis"][i], views["terse"][i]
         assert got == want, "%s: %r" % (when, {k: (got[k], want[k]) for k in want

@@ -123,16 +123,17 @@ def debug_server(binary, pdir, name):
         s.kill()
 
 
-def save_restart_views(terse_binary, oracle_binary, tmp_path, fill, view):
-    """For redis-server, then terse, each with files of its own: fill(client), view(server)
-    before SAVE, a restart on the same files, view(server) again; DEBUG DIGEST must survive
-    the restart and DEBUG RELOAD must leave the view as the restart did. Returns
-    {"redis": (before, after), "terse": (before, after)} for the caller to compare."""
+def save_restart_views(terse_binary, oracle_binary, tmp_path, fill, view, write_after=None):
+    """For redis-server, then terse, each with files of its own: fill(server) writes the keys,
+    view(server) before SAVE, a restart on the same files, view(server) again; DEBUG DIGEST
+    must survive the restart and DEBUG RELOAD must leave the view as the restart did; then
+    write_after(client), if given, shows the loaded values still take writes (it asserts).
+    Returns {"redis": (before, after), "terse": (before, after)} for the caller to compare."""
     views = {}
     for kind, binary in (("redis", oracle_binary), ("terse", terse_binary)):
         pdir = str(tmp_path / kind)
         with debug_server(binary, pdir, kind + "-a") as (s, c):
-            fill(c)
+            fill(s)
             before = view(s)
             digest = c.execute_command("DEBUG", "DIGEST")
             assert c.save() is True
@@ -141,32 +142,7 @@ def save_restart_views(terse_binary, oracle_binary, tmp_path, fill, view):
             assert c.execute_command("DEBUG", "DIGEST") == digest, kind
             assert c.execute_command("DEBUG", "RELOAD") == b"OK"
             assert view(s) == after, "%s: the view differs after DEBUG RELOAD" % kind
+            if write_after is not None:
+                write_after(c)
             views[kind] = (before, after)
-    return views
-
-
-def save_restart_reload_views(terse_binary, oracle_binary, tmp_path, fill, view, write_after):
-    """For redis-server, then terse, each in a directory of its own: fill(server) writes the
-    keys, SAVE, a restart on the same files, DEBUG RELOAD. Within each server the view(server)
-    and DEBUG DIGEST must survive the restart and the reload, and write_after(client) must
-    show the loaded values still take writes (it asserts).
-    Returns {"redis": view, "terse": view} of the restarted servers, for the caller to compare
-    (the views of both kinds must match where the type's replies are deterministic)."""
-    views = {}
-    for kind, binary in (("redis", oracle_binary), ("terse", terse_binary)):
-        pdir = str(tmp_path / kind)
-        with debug_server(binary, pdir, kind + "-a") as (s, c):
-            fill(s)
-            before = view(s)
-            digest_before = c.execute_command("DEBUG", "DIGEST")
-            assert c.save() is True
-        with debug_server(binary, pdir, kind + "-b") as (s, c):
-            after = view(s)
-            assert after == before, "%s: values differ after SAVE and a restart: %r" % (
-                kind, [k for k in before if before[k] != after.get(k)])
-            assert c.execute_command("DEBUG", "DIGEST") == digest_before, kind
-            assert c.execute_command("DEBUG", "RELOAD") == b"OK"
-            assert view(s) == before, "%s: values differ after DEBUG RELOAD" % kind
-            write_after(c)
-            views[kind] = after
     return views
