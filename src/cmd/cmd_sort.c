@@ -182,14 +182,14 @@ static void limit_range(const struct sort_opts *o, size_t n, long *start, long *
     long vlen = (long)n;
 
     *start = o->start < 0 ? 0 : o->start;
-    *end = o->count < 0 ? vlen - 1 : *start + o->count - 1;
     if (*start >= vlen) {
         *start = vlen - 1;
         *end = vlen - 2;
+        return;
     }
-    if (*end >= vlen) {
-        *end = vlen - 1;
-    }
+    /* Redis adds start + count in a long, which a huge count overflows; the end is capped at
+     * the last element either way. */
+    *end = o->count < 0 || o->count > vlen - *start ? vlen - 1 : *start + o->count - 1;
 }
 
 static void sort_generic(struct cmd_call *c, bool ro)
