@@ -84,10 +84,6 @@ int cmd_block_timeout(struct cmd_call *c, size_t i, int64_t *ms)
         cmd_reply_err(c, "ERR timeout is negative");
         return -1;
     }
-    if (tval > 0 && tval > LLONG_MAX - c->now_ms) {
-        cmd_reply_err(c, "ERR timeout is out of range");
-        return -1;
-    }
     *ms = tval;
     return 0;
 }
@@ -134,7 +130,10 @@ int cmd_block_as(struct cmd_call *c, const struct resp_slice *argv, size_t first
         }
     }
     cl->flags |= CMD_CLIENT_BLOCKED;
-    cl->block_deadline_ms = timeout_ms > 0 ? c->now_ms + timeout_ms : 0;
+    /* A deadline past what a clock can reach is no deadline: Redis 7.0's sum wraps and its
+     * client waits for ever. */
+    cl->block_deadline_ms =
+        timeout_ms > 0 && timeout_ms <= INT64_MAX - c->now_ms ? c->now_ms + timeout_ms : 0;
     srv->n_blocked++;
     note_deadline(srv, cl->block_deadline_ms);
     c->blocked = 1;

@@ -136,6 +136,11 @@ SCRIPTS = {
         ("b", "DEL", "s"), ("b", "SET", "s", "str"), ("a<",),
         ("a", "XREADGROUP", "GROUP", "g", "bob", "BLOCK", "10", "STREAMS", "nokey", ">"),
     ],
+    "huge-timeouts": [
+        ("a>", "XREAD", "BLOCK", "9223372036854775807", "STREAMS", "h", "$"), B1,
+        ("b", "XADD", "h", "1-1", "f", "v"), ("a<",),
+        ("a>", "BLPOP", "hl", "9223372036854775.807"), B1, ("b", "RPUSH", "hl", "x"), ("a<",),
+    ],
     "client-gone": [
         ("a>", "BLPOP", "g", "0"), B1, ("b", "CLIENT", "KILL", "SKIPME", "yes"),
         ("blocked", 0), ("c", "RPUSH", "g", "kept"), ("c", "LRANGE", "g", "0", "-1"),
