@@ -196,6 +196,24 @@ enum cmd_compression {
     CMD_COMPRESS_OFF = 2         /* stored RAW, never compressed */
 };
 
+/* Keyspace notification classes (notify-keyspace-events), the bits of Redis 7.0's notify.c
+ * (server/ keeps them equal to core_config's CORE_NOTIFY_*). */
+enum cmd_notify_class {
+    CMD_NOTIFY_KEYSPACE = 1 << 0, /* K: publish on __keyspace@<db>__:<key> */
+    CMD_NOTIFY_KEYEVENT = 1 << 1, /* E: publish on __keyevent@<db>__:<event> */
+    CMD_NOTIFY_GENERIC = 1 << 2,  /* g */
+    CMD_NOTIFY_STRING = 1 << 3,   /* $ */
+    CMD_NOTIFY_LIST = 1 << 4,     /* l */
+    CMD_NOTIFY_SET = 1 << 5,      /* s */
+    CMD_NOTIFY_HASH = 1 << 6,     /* h */
+    CMD_NOTIFY_ZSET = 1 << 7,     /* z */
+    CMD_NOTIFY_EXPIRED = 1 << 8,  /* x */
+    CMD_NOTIFY_EVICTED = 1 << 9,  /* e */
+    CMD_NOTIFY_STREAM = 1 << 10,  /* t */
+    CMD_NOTIFY_KEY_MISS = 1 << 11, /* m */
+    CMD_NOTIFY_NEW = 1 << 14      /* n */
+};
+
 /* Settings cmd reads; server/ keeps them in sync with the config. */
 struct cmd_settings {
     int databases;
@@ -217,6 +235,7 @@ struct cmd_settings {
     long long zset_max_listpack_entries; /* zset-max-listpack-entries: OBJECT ENCODING */
     long long zset_max_listpack_value;   /* zset-max-listpack-value: OBJECT ENCODING */
     long long stream_node_max_entries;   /* stream-node-max-entries: approximate trimming */
+    int notify;                /* notify-keyspace-events: CMD_NOTIFY_* bits */
     char run_id[41];           /* 40 hex chars, random per process start */
 };
 
@@ -270,6 +289,9 @@ struct cmd_server {
      * Owned here, grown with alloc and kept. */
     struct cmd_ready *ready;
     size_t n_ready, ready_cap;
+    /* The command running (cmd_dispatch, a blocked client served), NULL outside one: a
+     * message for its client goes to its output (cmd_pubsub_publish_raw). */
+    struct cmd_call *cur_call;
 };
 
 /* Sets up the table and the state; the caller fills shard, codec, alloc, hooks, settings
@@ -289,6 +311,10 @@ void cmd_client_deinit(struct cmd_server *srv, struct cmd_client *cl);
  */
 void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct resp_slice *argv,
                   size_t argc);
+
+/* The settings changed (server/ after CONFIG SET): the store's change listener is installed
+ * or removed as notify-keyspace-events and the key registries need it. */
+void cmd_settings_changed(struct cmd_server *srv);
 
 /* 1 when cl has a pub/sub subscription of any kind (its output limit is the pubsub class). */
 int cmd_pubsub_any(const struct cmd_client *cl);
