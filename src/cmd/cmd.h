@@ -380,6 +380,8 @@ struct cmd_call {
     int64_t now_ms;                /* the command's clock, read once before it runs */
     unsigned mode;                 /* enum cmd_call_mode */
     int blocked;                   /* set by cmd_block: the command waits (nothing replied) */
+    int emptied;                   /* the last write of a hash, list, set or zset deleted the
+                                      key it left empty (cmd_notify_edit reports it) */
 };
 
 typedef void cmd_proc(struct cmd_call *c);

@@ -42,6 +42,34 @@ static inline void cmd_notify_db(struct cmd_call *c, int type, const char *event
     }
 }
 
+/* The event of a write to a hash, list, set or zset (cmd_*_store helpers), then "del" when
+ * that write left the key empty and deleted it (c->emptied, which this resets): Redis's
+ * order. */
+static inline void cmd_notify_edit(struct cmd_call *c, int type, const char *event,
+                                   const struct resp_slice *key)
+{
+    if (c->srv->settings.notify & (type | CMD_NOTIFY_GENERIC)) {
+        cmd_notify_emit(c->srv, type, event, c->cl->db, key->p, key->len);
+        if (c->emptied) {
+            cmd_notify_emit(c->srv, CMD_NOTIFY_GENERIC, "del", c->cl->db, key->p, key->len);
+        }
+    }
+    c->emptied = 0;
+}
+
+/* A STORE command's result at key: its event when it stored one (stored), else "del" when
+ * storing nothing deleted what key held (c->emptied, reset here). */
+static inline void cmd_notify_stored(struct cmd_call *c, int type, const char *event,
+                                     const struct resp_slice *key, int stored)
+{
+    if (stored) {
+        cmd_notify(c, type, event, key);
+    } else if (c->emptied) {
+        cmd_notify(c, CMD_NOTIFY_GENERIC, "del", key);
+    }
+    c->emptied = 0;
+}
+
 /* 1 when an event the store reports (new, expired, evicted) would be published. */
 int cmd_notify_store_wanted(const struct cmd_server *srv);
 /* The store's change listener's part: key of db was added, expired or evicted (why). */
