@@ -32,7 +32,10 @@ enum cmd_client_flags {
     CMD_CLIENT_MULTI = 1 << 4,             /* between MULTI and EXEC/DISCARD: commands queue */
     CMD_CLIENT_DIRTY_CAS = 1 << 5,         /* a WATCHed key changed: EXEC replies null */
     CMD_CLIENT_DIRTY_EXEC = 1 << 6,        /* a command failed to queue: EXEC aborts */
-    CMD_CLIENT_BLOCKED = 1 << 7            /* waits in a blocking command (cmd_block.c) */
+    CMD_CLIENT_BLOCKED = 1 << 7,           /* waits in a blocking command (cmd_block.c) */
+    CMD_CLIENT_REPLY_OFF = 1 << 8,         /* CLIENT REPLY OFF: replies dropped, pushes sent */
+    CMD_CLIENT_REPLY_SKIP = 1 << 9,        /* this command's reply is dropped (CLIENT REPLY SKIP) */
+    CMD_CLIENT_REPLY_SKIP_NEXT = 1 << 10   /* CLIENT REPLY SKIP ran: the next command's is */
 };
 
 /*
@@ -382,7 +385,15 @@ struct cmd_call {
     int blocked;                   /* set by cmd_block: the command waits (nothing replied) */
     int emptied;                   /* the last write of a hash, list, set or zset deleted the
                                       key it left empty (cmd_notify_edit reports it) */
+    size_t pushed;                 /* out->len after the last push message to the client
+                                      (cmd_push_begin/end): what a silenced client keeps */
 };
+
+/* A push message (pub/sub: a message, a subscription confirmation) is written to c's own
+ * client: pushes reach a client whose replies are off (CLIENT REPLY OFF|SKIP), as Redis's
+ * CLIENT_PUSHING does, so the reply bytes written before it are dropped first. */
+void cmd_push_begin(struct cmd_call *c);
+void cmd_push_end(struct cmd_call *c);
 
 typedef void cmd_proc(struct cmd_call *c);
 

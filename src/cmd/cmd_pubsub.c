@@ -81,6 +81,7 @@ static size_t confirm_count(const struct cmd_client *cl, const struct kind *k)
 static void confirm(struct cmd_call *c, const char *word, const struct resp_slice *name,
                     const struct kind *k)
 {
+    cmd_push_begin(c);
     resp_write_push(c->out, 3);
     resp_write_cstr(c->out, word);
     if (name != NULL) {
@@ -89,6 +90,7 @@ static void confirm(struct cmd_call *c, const char *word, const struct resp_slic
         resp_write_null(c->out);
     }
     resp_write_int(c->out, (long long)confirm_count(c->cl, k));
+    cmd_push_end(c);
 }
 
 static void subscribe(struct cmd_call *c, const struct kind *k)
@@ -128,11 +130,13 @@ static void unsubscribe(struct cmd_call *c, const struct kind *kd)
         while (*list != NULL) {
             struct cmd_keyreg_key *k = *list;
             /* The name is written before the drop frees it; the count after. */
+            cmd_push_begin(c);
             resp_write_push(c->out, 3);
             resp_write_cstr(c->out, kd->unsub_word);
             resp_write_bulk(c->out, k->key, k->klen);
             drop_one(c->srv, c->cl, kd, k);
             resp_write_int(c->out, (long long)confirm_count(c->cl, kd));
+            cmd_push_end(c);
         }
         return;
     }
@@ -166,6 +170,9 @@ static void deliver(struct cmd_server *srv, struct cmd_call *c, struct cmd_clien
     int own = c != NULL && cl == c->cl;
     struct resp_out *o = own ? c->out : srv->hooks.client_out(srv->hooks.srv, cl);
 
+    if (own) {
+        cmd_push_begin(c);
+    }
     resp_write_push(o, pat != NULL ? 4 : 3);
     resp_write_cstr(o, word);
     if (pat != NULL) {
@@ -175,6 +182,8 @@ static void deliver(struct cmd_server *srv, struct cmd_call *c, struct cmd_clien
     resp_write_bulk(o, msg->p, msg->len);
     if (!own) {
         srv->hooks.client_out_done(srv->hooks.srv, cl);
+    } else {
+        cmd_push_end(c);
     }
 }
 

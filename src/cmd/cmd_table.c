@@ -385,10 +385,23 @@ static void dispatch(struct cmd_call *c)
     cmd_run(c, d);
 }
 
+void cmd_push_begin(struct cmd_call *c)
+{
+    if (c->cl->flags & (CMD_CLIENT_REPLY_OFF | CMD_CLIENT_REPLY_SKIP)) {
+        c->out->len = c->pushed;
+    }
+}
+
+void cmd_push_end(struct cmd_call *c)
+{
+    c->pushed = c->out->len;
+}
+
 void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct resp_slice *argv,
                   size_t argc)
 {
     struct cmd_call call;
+    unsigned skip;
 
     memset(&call, 0, sizeof(call));
     call.srv = srv;
@@ -398,9 +411,19 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
     call.argc = argc;
     call.now_ms = srv->hooks.now_ms(srv->hooks.srv);
     cl->last_ms = call.now_ms;
+    call.pushed = cl->out->len;
+    skip = cl->flags & CMD_CLIENT_REPLY_SKIP;
     srv->cur_call = &call;
     dispatch(&call);
     srv->cur_call = NULL;
+    if (cl->flags & (CMD_CLIENT_REPLY_OFF | CMD_CLIENT_REPLY_SKIP)) {
+        cl->out->len = call.pushed; /* the reply goes; push messages stay */
+    }
+    /* CLIENT REPLY SKIP silences the one command after it (Redis's resetClient). */
+    cl->flags &= ~skip;
+    if (cl->flags & CMD_CLIENT_REPLY_SKIP_NEXT) {
+        cl->flags = (cl->flags & ~(unsigned)CMD_CLIENT_REPLY_SKIP_NEXT) | CMD_CLIENT_REPLY_SKIP;
+    }
     if (srv->n_ready > 0) {
         cmd_block_serve(srv); /* after the whole command (EXEC included), as Redis does */
     }

@@ -140,6 +140,22 @@ FAMILIES = {
         ("ZMPOP", "1", "z", "MIN", "COUNT", "5"), ("ZADD", "z", "1", "a"),
         ("BZPOPMIN", "z", "0"), ("ZADD", "z", "1", "a"), ("BZMPOP", "0", "1", "z", "MAX"),
     ],
+    "streams": [
+        ("XADD", "x", "1-1", "f", "v"), ("XADD", "x", "2-1", "f", "v"),
+        ("XADD", "x", "MAXLEN", "1", "3-1", "f", "v"), ("XADD", "x", "1-1", "f", "v"),
+        ("XADD", "nox", "NOMKSTREAM", "*", "f", "v"), ("XTRIM", "x", "MAXLEN", "5"),
+        ("XADD", "x", "4-1", "f", "v"), ("XTRIM", "x", "MAXLEN", "1"), ("XDEL", "x", "9-9"),
+        ("XDEL", "x", "4-1"), ("XSETID", "x", "10-1"), ("XGROUP", "CREATE", "x", "g", "$"),
+        ("XGROUP", "CREATE", "x", "g", "$"), ("XGROUP", "CREATE", "y", "g", "$", "MKSTREAM"),
+        ("XGROUP", "SETID", "x", "g", "0"), ("XGROUP", "CREATECONSUMER", "x", "g", "c1"),
+        ("XGROUP", "CREATECONSUMER", "x", "g", "c1"), ("XADD", "x", "11-1", "f", "v"),
+        ("XREADGROUP", "GROUP", "g", "c2", "STREAMS", "x", ">"),
+        ("XREADGROUP", "GROUP", "g", "c2", "STREAMS", "x", ">"),
+        ("XCLAIM", "x", "g", "c3", "0", "11-1", "JUSTID"),
+        ("XAUTOCLAIM", "x", "g", "c4", "0", "0", "JUSTID"), ("XACK", "x", "g", "11-1"),
+        ("XGROUP", "DELCONSUMER", "x", "g", "nosuch"), ("XGROUP", "DELCONSUMER", "x", "g", "c1"),
+        ("XGROUP", "DESTROY", "x", "nosuch"), ("XGROUP", "DESTROY", "x", "g"),
+    ],
     "sort": [
         ("RPUSH", "l", "3", "1", "2"), ("SORT", "l", "STORE", "d"), ("SORT", "l", "STORE", "d"),
         ("SORT", "nosuch", "STORE", "d"), ("SORT", "nosuch", "STORE", "d"),
@@ -264,6 +280,21 @@ def test_config_as_redis(pair):
         steps += [("CONFIG", "SET", "notify-keyspace-events", v),
                   ("CONFIG", "GET", "notify-keyspace-events")]
     d.run(steps)
+
+
+def test_client_reply_off_still_gets_messages_as_redis(pair):
+    """CLIENT REPLY OFF|SKIP silence replies, not the subscription confirmations and messages
+    (Redis's pubsub tests subscribe that way)."""
+    t, r, _ = pair()
+    script = [
+        ("a", "CONFIG", "SET", "notify-keyspace-events", "KA"), ("s>", "CLIENT", "REPLY", "OFF"),
+        ("s", "PSUBSCRIBE", "*"), ("a", "SET", "foo", "bar"), ("s<",),
+        ("s>", "PING"), ("s", "PUNSUBSCRIBE"), ("s>", "GET", "foo"), ("s", "CLIENT", "REPLY", "ON"),
+        ("a", "PUBLISH", "ch", "x"), ("s>", "CLIENT", "REPLY", "SKIP"), ("s>", "PING"),
+        ("s", "PING", "back"), ("s", "CLIENT", "REPLY", "FOO"),
+        ("b>", "CLIENT", "REPLY", "SKIP"), ("b>", "GET", "foo"), ("b", "GET", "foo"),
+    ]
+    h.compare_clients(t, r, script)
 
 
 def test_notifications_off_publish_nothing(terse):
