@@ -48,6 +48,9 @@ struct store_entry *cmd_keys_lookup(struct cmd_call *c, int db, const struct res
             c->srv->stats.keyspace_hits++;
         } else {
             c->srv->stats.keyspace_misses++;
+            if (!(flags & CMD_KEYS_LOOKUP_NONOTIFY)) {
+                cmd_notify_db(c, CMD_NOTIFY_KEY_MISS, "keymiss", db, key);
+            }
         }
     }
     return e;

@@ -181,6 +181,20 @@ def test_flags_filter_as_redis(pair, flags):
     compare(t, r, flags, cmds)
 
 
+def test_keymiss_events_as_redis(pair):
+    t, r, _ = pair()
+    cmds = [("SET", "a", "1"), ("GET", "a"), ("GET", "nosuch"), ("MGET", "a", "x", "y"),
+            ("STRLEN", "x"), ("HGET", "h", "f"), ("HGETALL", "h"), ("LRANGE", "l", "0", "-1"),
+            ("LINDEX", "l", "0"), ("SMEMBERS", "s"), ("SISMEMBER", "s", "m"),
+            ("ZSCORE", "z", "m"), ("ZRANGE", "z", "0", "-1"), ("EXISTS", "x"), ("TYPE", "x"),
+            ("TTL", "x"), ("XRANGE", "st", "-", "+"), ("GETRANGE", "x", "0", "1"),
+            ("SET", "x", "1", "GET"), ("INCR", "x"), ("DEL", "q"), ("SUNION", "s", "t"),
+            ("ZCARD", "z"), ("HLEN", "h"), ("LLEN", "l"), ("SCARD", "s"), ("OBJECT", "FREQ", "q"),
+            ("COPY", "q", "w")]
+    compare(t, r, "Km", cmds)
+    compare(t, r, "AKEm", cmds)
+
+
 def test_new_key_events_as_redis(pair):
     t, r, _ = pair()
     cmds = [("SET", "n", "1"), ("SET", "n", "2"), ("RPUSH", "l", "a"), ("RPUSH", "l", "b"),
