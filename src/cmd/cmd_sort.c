@@ -180,9 +180,11 @@ static int el_cmp(const void *pa, const void *pb, void *arg)
 static void limit_range(const struct sort_opts *o, size_t n, long *start, long *end)
 {
     long vlen = (long)n;
+    /* Both clamped to the size first, as Redis 7.0 does: start + count cannot overflow. */
+    long count = o->count < 0 ? -1 : o->count > vlen ? vlen : (long)o->count;
 
-    *start = o->start < 0 ? 0 : o->start;
-    *end = o->count < 0 ? vlen - 1 : *start + o->count - 1;
+    *start = o->start < 0 ? 0 : o->start > vlen ? vlen : (long)o->start;
+    *end = count < 0 ? vlen - 1 : *start + count - 1;
     if (*start >= vlen) {
         *start = vlen - 1;
         *end = vlen - 2;
