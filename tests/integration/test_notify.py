@@ -212,6 +212,42 @@ def test_pattern_on_one_key_as_redis(pair):
                          ("DEL", "k")], pattern="__keyspace@0__:k")
 
 
+def served_events(server, block_cmd, cmds):
+    """A client blocks in block_cmd, cmds run on another (the first one serves it); returns
+    (the blocked client's reply, the messages a KEA subscriber got)."""
+    with server.raw() as w, server.raw() as b, server.raw() as s:
+        w.call("CONFIG", "SET", "notify-keyspace-events", "KEAn")
+        s.call("PSUBSCRIBE", "__key*__:*")
+        s.call("SUBSCRIBE", END)
+        b.send(h.encode(*block_cmd))
+        h.wait_blocked(server, 1)
+        for cmd in cmds:
+            w.call(*cmd)
+        got = b.read_reply()
+        w.call("PUBLISH", END, "x")
+        msgs = []
+        while True:
+            raw = s.read_reply()
+            if END.encode() in raw:
+                return got, [short(m) for m in msgs]
+            msgs.append(raw)
+
+
+@pytest.mark.parametrize("block_cmd,cmds", [
+    (("BLPOP", "l", "0"), [("RPUSH", "l", "a")]),
+    (("BRPOP", "l", "0"), [("RPUSH", "l", "a", "b")]),
+    (("BLMOVE", "l", "d", "RIGHT", "LEFT", "0"), [("RPUSH", "l", "a")]),
+    (("BZPOPMIN", "z", "0"), [("ZADD", "z", "1", "a")]),
+    (("BLMPOP", "0", "1", "l", "LEFT", "COUNT", "5"), [("MULTI",), ("RPUSH", "l", "a"),
+                                                       ("RPUSH", "l", "b"), ("EXEC",)]),
+])
+def test_served_blocked_client_events_as_redis(pair, block_cmd, cmds):
+    t, r, _ = pair()
+    tres, rres = served_events(t, block_cmd, cmds), served_events(r, block_cmd, cmds)
+    assert tres == rres
+    assert any(m.startswith(b"__keyevent@0__:") and b"pop" in m for m in tres[1]), tres
+
+
 def test_expired_lazy_as_redis(pair):
     t, r, _ = pair(extra=("--enable-debug-command", "yes"))
     for s in (t, r):
