@@ -32,7 +32,10 @@ enum cmd_client_flags {
     CMD_CLIENT_MULTI = 1 << 4,             /* between MULTI and EXEC/DISCARD: commands queue */
     CMD_CLIENT_DIRTY_CAS = 1 << 5,         /* a WATCHed key changed: EXEC replies null */
     CMD_CLIENT_DIRTY_EXEC = 1 << 6,        /* a command failed to queue: EXEC aborts */
-    CMD_CLIENT_BLOCKED = 1 << 7            /* waits in a blocking command (cmd_block.c) */
+    CMD_CLIENT_BLOCKED = 1 << 7,           /* waits in a blocking command (cmd_block.c) */
+    CMD_CLIENT_REPLY_OFF = 1 << 8,         /* CLIENT REPLY OFF: replies dropped, pushes sent */
+    CMD_CLIENT_REPLY_SKIP = 1 << 9,        /* this command's reply is dropped (CLIENT REPLY SKIP) */
+    CMD_CLIENT_REPLY_SKIP_NEXT = 1 << 10   /* CLIENT REPLY SKIP ran: the next command's is */
 };
 
 /*
@@ -196,6 +199,24 @@ enum cmd_compression {
     CMD_COMPRESS_OFF = 2         /* stored RAW, never compressed */
 };
 
+/* Keyspace notification classes (notify-keyspace-events), the bits of Redis 7.0's notify.c
+ * (server/ keeps them equal to core_config's CORE_NOTIFY_*). */
+enum cmd_notify_class {
+    CMD_NOTIFY_KEYSPACE = 1 << 0, /* K: publish on __keyspace@<db>__:<key> */
+    CMD_NOTIFY_KEYEVENT = 1 << 1, /* E: publish on __keyevent@<db>__:<event> */
+    CMD_NOTIFY_GENERIC = 1 << 2,  /* g */
+    CMD_NOTIFY_STRING = 1 << 3,   /* $ */
+    CMD_NOTIFY_LIST = 1 << 4,     /* l */
+    CMD_NOTIFY_SET = 1 << 5,      /* s */
+    CMD_NOTIFY_HASH = 1 << 6,     /* h */
+    CMD_NOTIFY_ZSET = 1 << 7,     /* z */
+    CMD_NOTIFY_EXPIRED = 1 << 8,  /* x */
+    CMD_NOTIFY_EVICTED = 1 << 9,  /* e */
+    CMD_NOTIFY_STREAM = 1 << 10,  /* t */
+    CMD_NOTIFY_KEY_MISS = 1 << 11, /* m */
+    CMD_NOTIFY_NEW = 1 << 14      /* n */
+};
+
 /* Settings cmd reads; server/ keeps them in sync with the config. */
 struct cmd_settings {
     int databases;
@@ -217,6 +238,7 @@ struct cmd_settings {
     long long zset_max_listpack_entries; /* zset-max-listpack-entries: OBJECT ENCODING */
     long long zset_max_listpack_value;   /* zset-max-listpack-value: OBJECT ENCODING */
     long long stream_node_max_entries;   /* stream-node-max-entries: approximate trimming */
+    int notify;                /* notify-keyspace-events: CMD_NOTIFY_* bits */
     char run_id[41];           /* 40 hex chars, random per process start */
 };
 
@@ -280,6 +302,9 @@ struct cmd_server {
      * Owned here, grown with alloc and kept. */
     struct cmd_ready *ready;
     size_t n_ready, ready_cap;
+    /* The command running (cmd_dispatch, a blocked client served), NULL outside one: a
+     * message for its client goes to its output (cmd_pubsub_publish_raw). */
+    struct cmd_call *cur_call;
 };
 
 /* Counts an error reply of code (its first word) for INFO stats and errorstats: the
@@ -303,6 +328,10 @@ void cmd_client_deinit(struct cmd_server *srv, struct cmd_client *cl);
  */
 void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct resp_slice *argv,
                   size_t argc);
+
+/* The settings changed (server/ after CONFIG SET): the store's change listener is installed
+ * or removed as notify-keyspace-events and the key registries need it. */
+void cmd_settings_changed(struct cmd_server *srv);
 
 /* 1 when cl has a pub/sub subscription of any kind (its output limit is the pubsub class). */
 int cmd_pubsub_any(const struct cmd_client *cl);
@@ -368,7 +397,17 @@ struct cmd_call {
     int64_t now_ms;                /* the command's clock, read once before it runs */
     unsigned mode;                 /* enum cmd_call_mode */
     int blocked;                   /* set by cmd_block: the command waits (nothing replied) */
+    int emptied;                   /* the last write of a hash, list, set or zset deleted the
+                                      key it left empty (cmd_notify_edit reports it) */
+    size_t pushed;                 /* out->len after the last push message to the client
+                                      (cmd_push_begin/end): what a silenced client keeps */
 };
+
+/* A push message (pub/sub: a message, a subscription confirmation) is written to c's own
+ * client: pushes reach a client whose replies are off (CLIENT REPLY OFF|SKIP), as Redis's
+ * CLIENT_PUSHING does, so the reply bytes written before it are dropped first. */
+void cmd_push_begin(struct cmd_call *c);
+void cmd_push_end(struct cmd_call *c);
 
 typedef void cmd_proc(struct cmd_call *c);
 

@@ -203,7 +203,7 @@ void cmd_block_swapdb(struct cmd_server *srv, int a, int b)
 /* Runs cl's blocked command again; 1 when it was served (replied), 0 when it keeps waiting. */
 static int retry(struct cmd_server *srv, struct cmd_client *cl)
 {
-    struct cmd_call call;
+    struct cmd_call call, *prev;
     const struct cmd_def *d;
     size_t pos = 0;
 
@@ -216,7 +216,10 @@ static int retry(struct cmd_server *srv, struct cmd_client *cl)
     d = cmd_records_next(&cl->blk, &pos, &call.argc);
     call.argv = cl->blk.argv;
     cl->out = call.out;
+    prev = srv->cur_call;
+    srv->cur_call = &call;
     d->proc(&call);
+    srv->cur_call = prev;
     cl->out = NULL;
     if (!call.blocked) {
         if (d->flags & CMD_WRITE) {

@@ -409,6 +409,24 @@ static void cmd_client_no_evict(struct cmd_call *c)
     resp_write_ok(c->out);
 }
 
+/* CLIENT REPLY ON|OFF|SKIP: OFF and SKIP reply nothing themselves (cmd_dispatch drops the
+ * replies of a silenced client). */
+static void cmd_client_reply(struct cmd_call *c)
+{
+    if (cmd_arg_is(c, 2, "on")) {
+        c->cl->flags &= ~(unsigned)(CMD_CLIENT_REPLY_OFF | CMD_CLIENT_REPLY_SKIP);
+        resp_write_ok(c->out);
+    } else if (cmd_arg_is(c, 2, "off")) {
+        c->cl->flags |= CMD_CLIENT_REPLY_OFF;
+    } else if (cmd_arg_is(c, 2, "skip")) {
+        if (!(c->cl->flags & CMD_CLIENT_REPLY_OFF)) {
+            c->cl->flags |= CMD_CLIENT_REPLY_SKIP_NEXT;
+        }
+    } else {
+        cmd_reply_err(c, CMD_ERR_SYNTAX);
+    }
+}
+
 /* CLIENT UNBLOCK client-id [TIMEOUT|ERROR] */
 static void cmd_client_unblock(struct cmd_call *c)
 {
@@ -562,6 +580,8 @@ static void cmd_client_help(struct cmd_call *c)
         "    Return information about client connections. Options:",
         "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
         "      Return clients of specified type.",
+        "REPLY (ON|OFF|SKIP)",
+        "    Control the replies sent to the current connection.",
         "UNBLOCK <clientid> [TIMEOUT|ERROR]",
         "    Unblock the specified blocked client.",
         "NO-EVICT (ON|OFF)",
@@ -594,6 +614,8 @@ static const struct cmd_def client_subcmds[] = {
     {"client|no-evict", 3, CMD_ADMIN | CONN_FLAGS, 0, 0, 0, cmd_client_no_evict,
      "@admin @slow @dangerous @connection",
      "Sets the client eviction mode of the connection.", "7.0.0", "connection", NULL},
+    {"client|reply", 3, CONN_FLAGS, 0, 0, 0, cmd_client_reply, "@slow @connection",
+     "Instruct the server whether to reply to commands", "3.2.0", "connection", NULL},
     {"client|unblock", -3, CMD_ADMIN | CONN_FLAGS, 0, 0, 0, cmd_client_unblock,
      "@admin @slow @dangerous @connection",
      "Unblock a client blocked in a blocking command from a different connection", "5.0.0",

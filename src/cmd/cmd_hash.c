@@ -27,6 +27,7 @@
 #include <stdbool.h>
 
 #include "cmd/cmd_elems.h"
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "codec/codec_value.h"
@@ -121,10 +122,11 @@ static int hash_apply(struct cmd_call *c, const struct store_entry *old, const u
     if (st != TERSE_OK) {
         return st;
     }
+    c->emptied = 0;
     if (out_len == 0) {
         if (old != NULL) {
-            (void)store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
-                               c->now_ms);
+            c->emptied = store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p,
+                                      key->len, c->now_ms);
         }
         return TERSE_OK;
     }
@@ -165,7 +167,10 @@ static void hash_set_pairs(struct cmd_call *c, bool ok_reply)
     st = hash_apply(c, e, form, len, kv, n, NULL, 0, &added, &removed);
     if (st != TERSE_OK) {
         cmd_hash_reply_bad(c, st);
-    } else if (ok_reply) {
+        return;
+    }
+    cmd_notify(c, CMD_NOTIFY_HASH, "hset", &c->argv[1]);
+    if (ok_reply) {
         resp_write_ok(c->out);
     } else {
         resp_write_int(c->out, (long long)added);
@@ -211,6 +216,7 @@ static void hash_hsetnx(struct cmd_call *c)
         cmd_hash_reply_bad(c, st);
         return;
     }
+    cmd_notify(c, CMD_NOTIFY_HASH, "hset", &c->argv[1]);
     resp_write_int(c->out, 1);
 }
 
@@ -239,6 +245,9 @@ static void hash_hdel(struct cmd_call *c)
     if (st != TERSE_OK) {
         cmd_hash_reply_bad(c, st);
         return;
+    }
+    if (removed > 0) {
+        cmd_notify_edit(c, CMD_NOTIFY_HASH, "hdel", &c->argv[1]);
     }
     resp_write_int(c->out, (long long)removed);
 }
@@ -270,7 +279,7 @@ static int incr_field(struct cmd_call *c, const struct store_entry **e, const ui
 
 /* Stores the new value text of argv[2] (after an increment); -1 when it replied an error. */
 static int incr_store(struct cmd_call *c, const struct store_entry *e, const uint8_t *form,
-                      size_t len, const char *text, size_t text_len)
+                      size_t len, const char *text, size_t text_len, const char *event)
 {
     struct store_hash_kv kv = {c->argv[2].p, c->argv[2].len, (const uint8_t *)text, text_len};
     size_t added = 0, removed = 0;
@@ -280,6 +289,7 @@ static int incr_store(struct cmd_call *c, const struct store_entry *e, const uin
         cmd_hash_reply_bad(c, st);
         return -1;
     }
+    cmd_notify(c, CMD_NOTIFY_HASH, event, &c->argv[1]);
     return 0;
 }
 
@@ -305,7 +315,7 @@ static void hash_hincrby(struct cmd_call *c)
         return;
     }
     n = cmd_format_ll(buf, v);
-    if (incr_store(c, e, form, len, buf, n) == 0) {
+    if (incr_store(c, e, form, len, buf, n, "hincrby") == 0) {
         resp_write_int(c->out, v);
     }
 }
@@ -339,7 +349,7 @@ static void hash_hincrbyfloat(struct cmd_call *c)
         return;
     }
     n = cmd_format_ld(buf, sizeof(buf), v);
-    if (incr_store(c, e, form, len, buf, n) == 0) {
+    if (incr_store(c, e, form, len, buf, n, "hincrbyfloat") == 0) {
         resp_write_bulk(c->out, buf, n);
     }
 }

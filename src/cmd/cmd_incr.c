@@ -14,6 +14,7 @@
 #include <limits.h>
 
 #include "cmd/cmd_string.h"
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "store/store.h"
@@ -74,6 +75,7 @@ static void incr_generic(struct cmd_call *c, long long incr)
         cmd_reply_status(c, st);
         return;
     }
+    cmd_notify(c, CMD_NOTIFY_STRING, "incrby", key);
     resp_write_int(c->out, v);
 }
 
@@ -154,6 +156,7 @@ void cmd_incrbyfloat_proc(struct cmd_call *c)
         cmd_reply_status(c, st);
         return;
     }
+    cmd_notify(c, CMD_NOTIFY_STRING, "incrbyfloat", key);
     resp_write_bulk(c->out, buf, n);
 }
 

@@ -84,6 +84,11 @@ size_t cmd_pubsub_count(const struct cmd_client *cl);
 void cmd_pubsub_client_free(struct cmd_server *srv, struct cmd_client *cl);
 /* Distinct channels (which 0), patterns (1) or shard channels (2) subscribed (INFO). */
 size_t cmd_pubsub_names(struct cmd_server *srv, int which);
+/* PUBLISH of msg on channel ch (both borrowed) to its subscribers and matching patterns,
+ * from a command (srv->cur_call: its client's output is written directly) or outside one
+ * (expiry, eviction from cron); returns the receivers. */
+long long cmd_pubsub_publish_raw(struct cmd_server *srv, const void *ch, size_t ch_len,
+                                 const void *msg, size_t msg_len);
 
 /* cmd_watch.c: WATCH's keys. */
 void cmd_watch(struct cmd_call *c);

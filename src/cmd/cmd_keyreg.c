@@ -11,11 +11,15 @@
  *
  * Memory: one allocation per key added (freed when dropped); a bucket array grows with its
  * registry and is kept until the server stops.
+ *
+ * The same listener tells keyspace notifications (cmd_notify.c) of the keys the store adds,
+ * expires and evicts; it is installed while those are wanted too.
  */
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "cmd/cmd_internal.h"
+#include "cmd/cmd_notify.h"
 #include "terse/status.h"
 
 #define KEYREG_MIN_BUCKETS 16u
@@ -38,11 +42,18 @@ struct cmd_keyreg_key *cmd_keyreg_first(const struct cmd_keyreg *reg, uint64_t h
 }
 
 /* The shard's change listener. */
-static void on_change(void *arg, int db, const void *key, size_t klen)
+static void on_change(void *arg, int db, const void *key, size_t klen, enum store_change why)
 {
     struct cmd_server *srv = arg;
-    uint64_t hash = store_key_hash(srv->shard, key, klen);
+    uint64_t hash;
 
+    if (why != STORE_CHANGE_WRITE && (srv->settings.notify & CMD_NOTIFY_STORE_EVENTS)) {
+        cmd_notify_store_change(srv, db, key, klen, why);
+    }
+    if (srv->watch.n + srv->block.n == 0) {
+        return;
+    }
+    hash = store_key_hash(srv->shard, key, klen);
     if (srv->watch.n > 0) {
         cmd_watch_changed(srv, hash, db, key, klen);
     }
@@ -51,10 +62,14 @@ static void on_change(void *arg, int db, const void *key, size_t klen)
     }
 }
 
-/* Installs or removes the listener as the registries fill or empty. */
+/* Installs or removes the listener as the registries fill or empty, and as keyspace
+ * notifications of what the store does on its own (new, expired, evicted) are on or off. */
 static void listen(struct cmd_server *srv)
 {
-    if (srv->watch.n + srv->block.n > 0) {
+    if (srv->shard == NULL) {
+        return;
+    }
+    if (srv->watch.n + srv->block.n > 0 || cmd_notify_store_wanted(srv)) {
         store_watch_changes(srv->shard, on_change, srv);
     } else {
         store_watch_changes(srv->shard, NULL, NULL);
@@ -153,4 +168,9 @@ void cmd_keyreg_free(struct cmd_server *srv, struct cmd_keyreg *reg)
 {
     srv->alloc.free(srv->alloc.opaque, reg->buckets);
     memset(reg, 0, sizeof(*reg));
+}
+
+void cmd_settings_changed(struct cmd_server *srv)
+{
+    listen(srv);
 }

@@ -12,7 +12,8 @@
 /* cmd_keys_lookup flags. */
 enum cmd_keys_lookup_flags {
     CMD_KEYS_LOOKUP_TOUCH = 1 << 0, /* update LRU/LFU data (Redis's lookupKeyRead) */
-    CMD_KEYS_LOOKUP_STATS = 1 << 1  /* count a keyspace hit or miss */
+    CMD_KEYS_LOOKUP_STATS = 1 << 1, /* count a keyspace hit or miss, and notify a miss */
+    CMD_KEYS_LOOKUP_NONOTIFY = 1 << 2 /* with STATS: no keymiss event (OBJECT) */
 };
 
 /*

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -63,10 +64,11 @@ int cmd_list_read(struct cmd_call *c, const struct resp_slice *key, int for_writ
 int cmd_list_store(struct cmd_call *c, const struct resp_slice *key, size_t out_len)
 {
     if (out_len == 0) {
-        (void)store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
-                           c->now_ms);
+        c->emptied = store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
+                                  c->now_ms);
         return TERSE_OK;
     }
+    c->emptied = 0;
     return cmd_value_store_form(c, c->cl->db, key, STORE_TYPE_LIST, out_len, 0);
 }
 
@@ -155,6 +157,7 @@ static void list_push(struct cmd_call *c, bool left, bool xx)
         cmd_list_reply_bad(c, &c->argv[1], st);
         return;
     }
+    cmd_notify(c, CMD_NOTIFY_LIST, left ? "lpush" : "rpush", &c->argv[1]);
     resp_write_int(c->out, (long long)(n + k));
 }
 
@@ -210,6 +213,7 @@ static void list_lset(struct cmd_call *c)
         cmd_list_reply_bad(c, &c->argv[1], st);
         return;
     }
+    cmd_notify(c, CMD_NOTIFY_LIST, "lset", &c->argv[1]);
     resp_write_ok(c->out);
 }
 
@@ -260,6 +264,7 @@ static void list_linsert(struct cmd_call *c)
         cmd_list_reply_bad(c, &c->argv[1], st);
         return;
     }
+    cmd_notify(c, CMD_NOTIFY_LIST, "linsert", &c->argv[1]);
     resp_write_int(c->out, (long long)(n + 1));
 }
 
@@ -302,6 +307,9 @@ static void list_lrem(struct cmd_call *c)
     if (st != TERSE_OK) {
         cmd_list_reply_bad(c, &c->argv[1], st);
         return;
+    }
+    if (removed > 0) {
+        cmd_notify_edit(c, CMD_NOTIFY_LIST, "lrem", &c->argv[1]);
     }
     resp_write_int(c->out, (long long)removed);
 }
@@ -350,6 +358,7 @@ static void list_ltrim(struct cmd_call *c)
             return;
         }
     }
+    cmd_notify_edit(c, CMD_NOTIFY_LIST, "ltrim", &c->argv[1]);
     resp_write_ok(c->out);
 }
 

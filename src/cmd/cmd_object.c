@@ -64,7 +64,8 @@ static int keys_ints_shared(const struct cmd_call *c)
 /* The key of an OBJECT subcommand, without touching it; replies null when missing. */
 static const struct store_entry *keys_object_lookup(struct cmd_call *c)
 {
-    const struct store_entry *e = cmd_keys_lookup(c, c->cl->db, &c->argv[2], CMD_KEYS_LOOKUP_STATS);
+    const struct store_entry *e = cmd_keys_lookup(c, c->cl->db, &c->argv[2],
+                                                  CMD_KEYS_LOOKUP_STATS | CMD_KEYS_LOOKUP_NONOTIFY);
 
     if (e == NULL) {
         resp_write_null(c->out);

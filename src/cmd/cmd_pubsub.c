@@ -12,7 +12,8 @@
  * commands flagged CMD_SUB_OK (cmd_dispatch); in RESP3 the messages are push replies and any
  * command runs.
  *
- * Not built: keyspace notifications (notify-keyspace-events).
+ * Keyspace notifications (cmd_notify.c) publish through cmd_pubsub_publish_raw, from a command
+ * or from the store's expiry and eviction outside any.
  */
 #include <string.h>
 
@@ -80,6 +81,7 @@ static size_t confirm_count(const struct cmd_client *cl, const struct kind *k)
 static void confirm(struct cmd_call *c, const char *word, const struct resp_slice *name,
                     const struct kind *k)
 {
+    cmd_push_begin(c);
     resp_write_push(c->out, 3);
     resp_write_cstr(c->out, word);
     if (name != NULL) {
@@ -88,6 +90,7 @@ static void confirm(struct cmd_call *c, const char *word, const struct resp_slic
         resp_write_null(c->out);
     }
     resp_write_int(c->out, (long long)confirm_count(c->cl, k));
+    cmd_push_end(c);
 }
 
 static void subscribe(struct cmd_call *c, const struct kind *k)
@@ -127,11 +130,13 @@ static void unsubscribe(struct cmd_call *c, const struct kind *kd)
         while (*list != NULL) {
             struct cmd_keyreg_key *k = *list;
             /* The name is written before the drop frees it; the count after. */
+            cmd_push_begin(c);
             resp_write_push(c->out, 3);
             resp_write_cstr(c->out, kd->unsub_word);
             resp_write_bulk(c->out, k->key, k->klen);
             drop_one(c->srv, c->cl, kd, k);
             resp_write_int(c->out, (long long)confirm_count(c->cl, kd));
+            cmd_push_end(c);
         }
         return;
     }
@@ -156,14 +161,18 @@ void cmd_pubsub_client_free(struct cmd_server *srv, struct cmd_client *cl)
 
 /* ---- publishing -------------------------------------------------------------------------- */
 
-/* Writes one message to cl: [word, (pattern,) channel, message]. */
-static void deliver(struct cmd_call *c, struct cmd_client *cl, const char *word,
-                    const struct cmd_keyreg_key *pat, const struct resp_slice *ch,
-                    const struct resp_slice *msg)
+/* Writes one message to cl: [word, (pattern,) channel, message]; c (may be NULL) is the
+ * command running, whose client's output is open already. */
+static void deliver(struct cmd_server *srv, struct cmd_call *c, struct cmd_client *cl,
+                    const char *word, const struct cmd_keyreg_key *pat,
+                    const struct resp_slice *ch, const struct resp_slice *msg)
 {
-    struct cmd_server *srv = c->srv;
-    struct resp_out *o = cl == c->cl ? c->out : srv->hooks.client_out(srv->hooks.srv, cl);
+    int own = c != NULL && cl == c->cl;
+    struct resp_out *o = own ? c->out : srv->hooks.client_out(srv->hooks.srv, cl);
 
+    if (own) {
+        cmd_push_begin(c);
+    }
     resp_write_push(o, pat != NULL ? 4 : 3);
     resp_write_cstr(o, word);
     if (pat != NULL) {
@@ -171,37 +180,39 @@ static void deliver(struct cmd_call *c, struct cmd_client *cl, const char *word,
     }
     resp_write_bulk(o, ch->p, ch->len);
     resp_write_bulk(o, msg->p, msg->len);
-    if (cl != c->cl) {
+    if (!own) {
         srv->hooks.client_out_done(srv->hooks.srv, cl);
+    } else {
+        cmd_push_end(c);
     }
 }
 
 /* Sends msg on channel ch of the registry of kind kd (patterns too unless shard); returns the
- * receivers. */
-static long long publish(struct cmd_call *c, const struct kind *kd, const struct resp_slice *ch,
-                         const struct resp_slice *msg)
+ * receivers. c: the command running, or NULL. */
+static long long publish(struct cmd_server *srv, struct cmd_call *c, const struct kind *kd,
+                         const struct resp_slice *ch, const struct resp_slice *msg)
 {
-    struct cmd_keyreg *reg = reg_of(c->srv, kd);
-    uint64_t h = store_key_hash(c->srv->shard, ch->p, ch->len);
+    struct cmd_keyreg *reg = reg_of(srv, kd);
+    uint64_t h = store_key_hash(srv->shard, ch->p, ch->len);
     long long n = 0;
 
-    if (c->srv->hooks.client_out == NULL) {
+    if (srv->hooks.client_out == NULL) {
         return 0;
     }
     for (struct cmd_keyreg_key *k = cmd_keyreg_first(reg, h); k != NULL; k = k->bucket_next) {
         if (cmd_keyreg_same(k, h, PUBSUB_DB, ch->p, ch->len)) {
-            deliver(c, k->cl, kd->msg_word, NULL, ch, msg);
+            deliver(srv, c, k->cl, kd->msg_word, NULL, ch, msg);
             n++;
         }
     }
     if (kd->shard) {
         return n;
     }
-    reg = &c->srv->pubsub_pat;
+    reg = &srv->pubsub_pat;
     for (size_t b = 0; reg->n > 0 && b < reg->n_buckets; b++) {
         for (struct cmd_keyreg_key *k = reg->buckets[b]; k != NULL; k = k->bucket_next) {
             if (cmd_glob_match(k->key, k->klen, ch->p, ch->len, 0)) {
-                deliver(c, k->cl, "pmessage", k, ch, msg);
+                deliver(srv, c, k->cl, "pmessage", k, ch, msg);
                 n++;
             }
         }
@@ -209,14 +220,22 @@ static long long publish(struct cmd_call *c, const struct kind *kd, const struct
     return n;
 }
 
+long long cmd_pubsub_publish_raw(struct cmd_server *srv, const void *ch, size_t ch_len,
+                                 const void *msg, size_t msg_len)
+{
+    struct resp_slice c = {ch, ch_len}, m = {msg, msg_len};
+
+    return publish(srv, srv->cur_call, &K_CHAN, &c, &m);
+}
+
 static void cmd_publish(struct cmd_call *c)
 {
-    resp_write_int(c->out, publish(c, &K_CHAN, &c->argv[1], &c->argv[2]));
+    resp_write_int(c->out, publish(c->srv, c, &K_CHAN, &c->argv[1], &c->argv[2]));
 }
 
 static void cmd_spublish(struct cmd_call *c)
 {
-    resp_write_int(c->out, publish(c, &K_SHARD, &c->argv[1], &c->argv[2]));
+    resp_write_int(c->out, publish(c->srv, c, &K_SHARD, &c->argv[1], &c->argv[2]));
 }
 
 static void cmd_subscribe(struct cmd_call *c)

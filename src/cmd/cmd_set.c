@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "cmd/cmd_elems.h"
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -93,6 +94,9 @@ static void set_add_remove(struct cmd_call *c, bool add)
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, &c->argv[1], st);
         return;
+    }
+    if ((add ? added : removed) > 0) {
+        cmd_notify_edit(c, CMD_NOTIFY_SET, add ? "sadd" : "srem", &c->argv[1]);
     }
     resp_write_int(c->out, (long long)(add ? added : removed));
 }
@@ -239,7 +243,9 @@ static void set_spop(struct cmd_call *c)
     if (st != TERSE_OK) {
         c->out->len = mark;
         cmd_value_reply_bad(c, &c->argv[1], st);
+        return;
     }
+    cmd_notify_edit(c, CMD_NOTIFY_SET, "spop", &c->argv[1]);
 }
 
 /* ---- SMOVE --------------------------------------------------------------------------------- */
@@ -300,6 +306,7 @@ static void set_smove(struct cmd_call *c)
         cmd_value_reply_bad(c, src, st);
         return;
     }
+    cmd_notify_edit(c, CMD_NOTIFY_SET, "srem", src);
     if (cmd_set_read(c, dst, 1, &de, &form, &len) != 0) {
         return;
     }
@@ -311,6 +318,9 @@ static void set_smove(struct cmd_call *c)
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, dst, st);
         return;
+    }
+    if (added > 0) {
+        cmd_notify(c, CMD_NOTIFY_SET, "sadd", dst);
     }
     resp_write_int(c->out, 1);
 }

@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -307,8 +308,8 @@ static void reply_result(struct cmd_call *c, int st, size_t len)
 }
 
 /* Stores the result form in scratch2 at argv[1] (replacing what was there) and replies its
- * member count, or the error for st. */
-static void store_result(struct cmd_call *c, int st, size_t len)
+ * member count, or the error for st. event: the command's notification. */
+static void store_result(struct cmd_call *c, int st, size_t len, const char *event)
 {
     const struct resp_slice *dst = &c->argv[1];
     struct store_hash_it it;
@@ -318,14 +319,17 @@ static void store_result(struct cmd_call *c, int st, size_t len)
         st = store_hash_open(c->srv->scratch2, len, &it, &n);
     }
     if (st == TERSE_OK) {
-        (void)store_delete(cmd_shard(c, dst->p, dst->len), c->cl->db, dst->p, dst->len,
-                           c->now_ms);
+        /* The result replaces dst without its expiry (an overwrite, not a delete and an add:
+         * Redis's setKey, which reports no new key). Dropping an expiry never allocates. */
+        (void)store_expire_set(cmd_shard(c, dst->p, dst->len), c->cl->db, dst->p, dst->len,
+                               STORE_NO_EXPIRE, c->now_ms);
         st = cmd_set_commit(c, dst, len, CMD_SET_ENC_FRESH, false);
     }
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, dst, st);
         return;
     }
+    cmd_notify_stored(c, CMD_NOTIFY_SET, event, dst, len > 0);
     resp_write_int(c->out, (long long)n);
 }
 
@@ -340,7 +344,10 @@ static void set_op(struct cmd_call *c, size_t first, enum set_op op, bool store)
     }
     st = op == SET_OP_INTER ? inter(c, nkeys, &len) : union_diff(c, nkeys, op, &len);
     if (store) {
-        store_result(c, st, len);
+        store_result(c, st, len,
+                     op == SET_OP_INTER   ? "sinterstore"
+                     : op == SET_OP_UNION ? "sunionstore"
+                                          : "sdiffstore");
     } else {
         reply_result(c, st, len);
     }

@@ -133,9 +133,10 @@ int cmd_set_commit(struct cmd_call *c, const struct resp_slice *key, size_t len,
     bool all_int, table;
     int st;
 
+    c->emptied = 0;
     if (len == 0) {
-        (void)store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
-                           c->now_ms);
+        c->emptied = store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
+                                  c->now_ms);
         return TERSE_OK;
     }
     st = cmd_set_normalize(c, len, &len, &n, &all_int);

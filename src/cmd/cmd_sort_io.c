@@ -8,6 +8,7 @@
 
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_list.h"
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "cmd/cmd_zset.h"
@@ -258,10 +259,15 @@ int sort_store_outputs(struct sort_run *r, size_t n_out)
     size_t pos = 0;
     int st;
 
-    (void)store_delete(srv->shard, c->cl->db, r->o->store->p, r->o->store->len, c->now_ms);
     if (n_out == 0) {
+        c->emptied =
+            store_delete(srv->shard, c->cl->db, r->o->store->p, r->o->store->len, c->now_ms);
+        cmd_notify_stored(c, CMD_NOTIFY_LIST, "sortstore", r->o->store, 0);
         return 0;
     }
+    /* An overwrite without dst's expiry (Redis's setKey: no new key for an existing one). */
+    (void)store_expire_set(srv->shard, c->cl->db, r->o->store->p, r->o->store->len,
+                           STORE_NO_EXPIRE, c->now_ms);
     ins = srv->alloc.alloc(srv->alloc.opaque, n_out * sizeof(*ins));
     if (ins == NULL) {
         cmd_reply_err(c, CMD_ERR_OOM);
@@ -280,6 +286,7 @@ int sort_store_outputs(struct sort_run *r, size_t n_out)
         cmd_value_reply_bad(c, r->o->store, st);
         return -1;
     }
+    cmd_notify(c, CMD_NOTIFY_LIST, "sortstore", r->o->store);
     return 0;
 }
 

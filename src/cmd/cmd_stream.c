@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cmd/cmd_internal.h"
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -316,8 +317,9 @@ struct store_stream_group *cmd_stream_group(struct cmd_call *c, struct store_str
     return found ? &s->groups[at] : NULL;
 }
 
-long cmd_stream_consumer_touch(struct cmd_call *c, struct store_stream *s,
-                               struct store_stream_group *g, size_t i, size_t mark)
+long cmd_stream_consumer_touch(struct cmd_call *c, const struct resp_slice *key,
+                               struct store_stream *s, struct store_stream_group *g, size_t i,
+                               size_t mark)
 {
     bool found;
     size_t at = store_stream_consumer_find(g, c->argv[i].p, c->argv[i].len, &found);
@@ -332,6 +334,7 @@ long cmd_stream_consumer_touch(struct cmd_call *c, struct store_stream *s,
         cmd_reply_status(c, TERSE_ENOMEM);
         return -1;
     }
+    cmd_notify(c, CMD_NOTIFY_STREAM, "xgroup-createconsumer", key);
     return (long)at;
 }
 

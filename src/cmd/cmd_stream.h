@@ -94,10 +94,12 @@ void cmd_stream_write_lag(struct cmd_call *c, const struct store_stream *s,
 struct store_stream_group *cmd_stream_group(struct cmd_call *c, struct store_stream *s,
                                             size_t i);
 
-/* The consumer named by argv[i] in g, created (seen now) when missing; its seen time is set
- * to now either way. Its index, or -1 (out of memory: replied after withdrawing to mark). */
-long cmd_stream_consumer_touch(struct cmd_call *c, struct store_stream *s,
-                               struct store_stream_group *g, size_t i, size_t mark);
+/* The consumer named by argv[i] in g (of the stream at key), created (seen now, notified as
+ * xgroup-createconsumer) when missing; its seen time is set to now either way. Its index, or
+ * -1 (out of memory: replied after withdrawing to mark). */
+long cmd_stream_consumer_touch(struct cmd_call *c, const struct resp_slice *key,
+                               struct store_stream *s, struct store_stream_group *g, size_t i,
+                               size_t mark);
 
 /* The entries XADD puts in one node (store_stream.h), as Redis fills a listpack node: the
  * setting stream-node-max-entries (0, no limit: SIZE_MAX). */

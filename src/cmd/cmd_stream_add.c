@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmd/cmd_stream.h"
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "codec/codec_varint.h"
@@ -240,7 +241,7 @@ void cmd_stream_xadd(struct cmd_call *c)
     struct store_stream s;
     struct store_stream_entry e;
     long idpos = parse_add_trim(c, &a, true);
-    size_t mark = c->out->len;
+    size_t mark = c->out->len, trimmed;
     bool found;
 
     if (idpos < 0) {
@@ -278,9 +279,14 @@ void cmd_stream_xadd(struct cmd_call *c)
     }
     s.last_id = e.id;
     s.entries_added++;
-    (void)stream_trim(&s, &a);
+    trimmed = stream_trim(&s, &a);
     cmd_stream_write_id(c, &e.id);
-    (void)cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark);
+    if (cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0) {
+        cmd_notify(c, CMD_NOTIFY_STREAM, "xadd", &c->argv[1]);
+        if (trimmed > 0) {
+            cmd_notify(c, CMD_NOTIFY_STREAM, "xtrim", &c->argv[1]);
+        }
+    }
 done:
     store_stream_deinit(&s);
 }
@@ -301,8 +307,8 @@ void cmd_stream_xtrim(struct cmd_call *c)
     }
     deleted = found ? stream_trim(&s, &a) : 0;
     resp_write_int(c->out, (long long)deleted);
-    if (deleted > 0) {
-        (void)cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark);
+    if (deleted > 0 && cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0) {
+        cmd_notify(c, CMD_NOTIFY_STREAM, "xtrim", &c->argv[1]);
     }
 done:
     store_stream_deinit(&s);
@@ -342,8 +348,8 @@ void cmd_stream_xdel(struct cmd_call *c)
         deleted++;
     }
     resp_write_int(c->out, (long long)deleted);
-    if (deleted > 0) {
-        (void)cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark);
+    if (deleted > 0 && cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0) {
+        cmd_notify(c, CMD_NOTIFY_STREAM, "xdel", &c->argv[1]);
     }
 done:
     store_stream_deinit(&s);
@@ -412,7 +418,9 @@ void cmd_stream_xsetid(struct cmd_call *c)
         s.max_deleted = max_del;
     }
     resp_write_ok(c->out);
-    (void)cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark);
+    if (cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0) {
+        cmd_notify(c, CMD_NOTIFY_STREAM, "xsetid", &c->argv[1]);
+    }
 done:
     store_stream_deinit(&s);
 }

@@ -98,7 +98,7 @@ static int claim_one(struct cmd_call *c, struct store_stream *s, struct store_st
 {
     struct store_stream_pending *p;
 
-    if (*ci < 0 && (*ci = cmd_stream_consumer_touch(c, s, g, 3, mark)) < 0) {
+    if (*ci < 0 && (*ci = cmd_stream_consumer_touch(c, &c->argv[1], s, g, 3, mark)) < 0) {
         return -1;
     }
     p = &g->pel[k];
@@ -173,7 +173,7 @@ void cmd_stream_xclaim(struct cmd_call *c)
         }
         if (!there) {
             struct store_stream_pending p = {id, 0, c->now_ms, 1};
-            if (ci < 0 && (ci = cmd_stream_consumer_touch(c, &s, g, 3, mark)) < 0) {
+            if (ci < 0 && (ci = cmd_stream_consumer_touch(c, &c->argv[1], &s, g, 3, mark)) < 0) {
                 goto done;
             }
             p.consumer = (size_t)ci;

@@ -7,6 +7,7 @@
 
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_stream.h"
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
@@ -143,6 +144,16 @@ static int xgroup_run(struct cmd_call *c, struct store_stream *s, struct store_s
     return -1;
 }
 
+/* The event of the XGROUP subcommand that changed the stream. */
+static const char *xgroup_event(const struct cmd_call *c)
+{
+    return cmd_arg_is(c, 1, "create")           ? "xgroup-create"
+           : cmd_arg_is(c, 1, "setid")          ? "xgroup-setid"
+           : cmd_arg_is(c, 1, "destroy")        ? "xgroup-destroy"
+           : cmd_arg_is(c, 1, "createconsumer") ? "xgroup-createconsumer"
+                                                : "xgroup-delconsumer";
+}
+
 /* XGROUP CREATE|SETID|DESTROY|CREATECONSUMER|DELCONSUMER key group ... | HELP */
 void cmd_stream_xgroup(struct cmd_call *c)
 {
@@ -183,8 +194,10 @@ void cmd_stream_xgroup(struct cmd_call *c)
         xgroup_help(c);
     } else if (c->argc < 4) {
         cmd_stream_reply_subcmd_syntax(c);
-    } else if (xgroup_run(c, &s, g, entries_read) == 0) {
-        (void)cmd_stream_store_or_withdraw(c, &c->argv[2], &s, mark);
+    } else if (xgroup_run(c, &s, g, entries_read) == 0 &&
+               cmd_stream_store_or_withdraw(c, &c->argv[2], &s, mark) == 0) {
+        /* After the store: a stream MKSTREAM creates is a new key first, as in Redis. */
+        cmd_notify(c, CMD_NOTIFY_STREAM, xgroup_event(c), &c->argv[2]);
     }
 done:
     store_stream_deinit(&s);

@@ -353,7 +353,7 @@ static int xread_serve(struct cmd_call *c, const struct xread_args *a, size_t k,
     }
     resp_write_bulk(c->out, key->p, key->len);
     rc = 1;
-    if (g != NULL && (ci = cmd_stream_consumer_touch(c, &s, g, a->group_arg + 1, mark)) < 0) {
+    if (g != NULL && (ci = cmd_stream_consumer_touch(c, key, &s, g, a->group_arg + 1, mark)) < 0) {
         rc = -1;
         goto done;
     }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cmd/cmd_string.h"
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "store/store.h"
@@ -71,6 +72,7 @@ void cmd_append_proc(struct cmd_call *c)
             cmd_reply_status(c, st);
             return;
         }
+        cmd_notify(c, CMD_NOTIFY_STRING, "append", key);
         resp_write_int(c->out, (long long)add->len);
         return;
     }
@@ -86,6 +88,7 @@ void cmd_append_proc(struct cmd_call *c)
         cmd_reply_status(c, st);
         return;
     }
+    cmd_notify(c, CMD_NOTIFY_STRING, "append", key);
     resp_write_int(c->out, (long long)(olen + add->len));
 }
 
@@ -135,6 +138,7 @@ void cmd_setrange_proc(struct cmd_call *c)
         cmd_reply_status(c, st);
         return;
     }
+    cmd_notify(c, CMD_NOTIFY_STRING, "setrange", key);
     resp_write_int(c->out, (long long)nlen);
 }
 
@@ -205,6 +209,7 @@ void cmd_setbit_proc(struct cmd_call *c)
         cmd_reply_status(c, st);
         return;
     }
+    cmd_notify(c, CMD_NOTIFY_STRING, "setbit", key);
     resp_write_int(c->out, old);
 }
 

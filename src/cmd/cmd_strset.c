@@ -18,6 +18,7 @@
 #include "cmd/cmd_string.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
+#include "cmd/cmd_notify.h"
 #include "store/store.h"
 #include "terse/status.h"
 
@@ -187,6 +188,10 @@ static void set_generic(struct cmd_call *c, const struct resp_slice *key,
         cmd_reply_status(c, st);
         return;
     }
+    cmd_notify(c, CMD_NOTIFY_STRING, "set", key);
+    if (a->expire_argi != 0) {
+        cmd_notify(c, CMD_NOTIFY_GENERIC, "expire", key);
+    }
     if (int_reply) {
         resp_write_int(c->out, 1);
     } else if (!(a->flags & SET_GET)) {
@@ -239,9 +244,10 @@ void cmd_getdel_proc(struct cmd_call *c)
     if (e == NULL) {
         return;
     }
-    if (reply_value_sent(c, e, &c->argv[1])) {
-        (void)store_delete(key_shard(c, &c->argv[1]), c->cl->db, c->argv[1].p, c->argv[1].len,
-                           c->now_ms);
+    if (reply_value_sent(c, e, &c->argv[1]) &&
+        store_delete(key_shard(c, &c->argv[1]), c->cl->db, c->argv[1].p, c->argv[1].len,
+                     c->now_ms)) {
+        cmd_notify(c, CMD_NOTIFY_GENERIC, "del", &c->argv[1]);
     }
 }
 
@@ -253,6 +259,7 @@ void cmd_getex_proc(struct cmd_call *c)
     struct store_shard *s = key_shard(c, key);
     int64_t when_ms = STORE_NO_EXPIRE;
     struct store_entry *e;
+    bool had_ttl;
 
     if (set_args_parse_or_reply(c, 2, FOR_GETEX, &a) != TERSE_OK) {
         return;
@@ -267,12 +274,17 @@ void cmd_getex_proc(struct cmd_call *c)
     if (!reply_value_sent(c, e, key)) {
         return;
     }
+    had_ttl = store_entry_expire(e) != STORE_NO_EXPIRE;
     if ((a.flags & (SET_EXAT | SET_PXAT)) && when_ms <= c->now_ms) {
         (void)store_delete(s, c->cl->db, key->p, key->len, c->now_ms);
+        cmd_notify(c, CMD_NOTIFY_GENERIC, "del", key);
     } else if (a.expire_argi != 0) {
-        (void)store_expire_set(s, c->cl->db, key->p, key->len, when_ms, c->now_ms);
-    } else if (a.flags & SET_PERSIST) {
+        if (store_expire_set(s, c->cl->db, key->p, key->len, when_ms, c->now_ms) == 1) {
+            cmd_notify(c, CMD_NOTIFY_GENERIC, "expire", key);
+        }
+    } else if ((a.flags & SET_PERSIST) && had_ttl) {
         (void)store_expire_set(s, c->cl->db, key->p, key->len, STORE_NO_EXPIRE, c->now_ms);
+        cmd_notify(c, CMD_NOTIFY_GENERIC, "persist", key);
     }
 }
 
@@ -295,6 +307,7 @@ static int mset_pairs(struct cmd_call *c)
             cmd_reply_status(c, st);
             return st;
         }
+        cmd_notify(c, CMD_NOTIFY_STRING, "set", &c->argv[i]);
     }
     return TERSE_OK;
 }

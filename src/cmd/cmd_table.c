@@ -86,6 +86,7 @@ int cmd_server_init(struct cmd_server *srv)
     srv->scratch3_cap = 0;
     memset(&srv->watch, 0, sizeof(srv->watch));
     memset(&srv->block, 0, sizeof(srv->block));
+    srv->cur_call = NULL;
     memset(&srv->pubsub_chan, 0, sizeof(srv->pubsub_chan));
     memset(&srv->pubsub_pat, 0, sizeof(srv->pubsub_pat));
     memset(&srv->pubsub_shard, 0, sizeof(srv->pubsub_shard));
@@ -323,13 +324,84 @@ static void refuse(struct cmd_call *c, const struct cmd_def *d, const char *msg)
     }
 }
 
+/* cmd_dispatch's checks and run, for the call it set up. */
+static void dispatch(struct cmd_call *c)
+{
+    struct cmd_server *srv = c->srv;
+    struct cmd_client *cl = c->cl;
+    const struct resp_slice *argv = c->argv;
+    size_t argc = c->argc;
+    const struct cmd_def *d;
+    int queue, deny;
+    char msg[128];
+
+    d = cmd_resolve(srv, argv, argc);
+    if (d == NULL) {
+        const struct cmd_def *base = cmd_lookup(srv, argv[0].p, argv[0].len);
+        if (base != NULL && base->subcmds != NULL) {
+            reply_unknown_subcommand(c);
+        } else {
+            reply_unknown(c);
+        }
+        if (cl->flags & CMD_CLIENT_MULTI) {
+            cl->flags |= CMD_CLIENT_DIRTY_EXEC;
+        }
+        return;
+    }
+    if ((d->arity > 0 && (size_t)d->arity != argc) || (d->arity < 0 && argc < (size_t)-d->arity)) {
+        snprintf(msg, sizeof(msg), "ERR wrong number of arguments for '%s' command", d->name);
+        refuse(c, d, msg);
+        return;
+    }
+    if (!(cl->flags & CMD_CLIENT_AUTHED) && !(d->flags & CMD_NO_AUTH)) {
+        refuse(c, d, "NOAUTH Authentication required.");
+        return;
+    }
+    queue = (cl->flags & CMD_CLIENT_MULTI) && !(d->flags & CMD_TX_NOW);
+    if (queue && (d->flags & CMD_NO_MULTI)) {
+        refuse(c, d, "ERR Command not allowed inside a transaction");
+        return;
+    }
+    /* Inside MULTI any command is refused when memory is over (queueing takes memory); EXEC
+     * is when one it would run is a CMD_DENYOOM one (Redis 7.0's processCommand). */
+    deny = queue || (cmd_multi_is_exec(d) && (cl->flags & CMD_CLIENT_MULTI) &&
+                     (cl->mq.flags & CMD_DENYOOM));
+    if (srv->settings.maxmemory != 0 && !cmd_memory_admit(c, d, deny)) {
+        refuse(c, d, CMD_ERR_OOM);
+        return;
+    }
+    if (cl->resp == 2 && !(d->flags & CMD_SUB_OK) && cmd_pubsub_any(cl)) {
+        snprintf(msg, sizeof(msg),
+                 "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT "
+                 "/ RESET are allowed in this context",
+                 d->name);
+        refuse(c, d, msg);
+        return;
+    }
+    if (queue) {
+        cmd_multi_queue(c, d);
+        return;
+    }
+    cmd_run(c, d);
+}
+
+void cmd_push_begin(struct cmd_call *c)
+{
+    if (c->cl->flags & (CMD_CLIENT_REPLY_OFF | CMD_CLIENT_REPLY_SKIP)) {
+        c->out->len = c->pushed;
+    }
+}
+
+void cmd_push_end(struct cmd_call *c)
+{
+    c->pushed = c->out->len;
+}
+
 void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct resp_slice *argv,
                   size_t argc)
 {
     struct cmd_call call;
-    const struct cmd_def *d;
-    int queue, deny;
-    char msg[128];
+    unsigned skip;
 
     memset(&call, 0, sizeof(call));
     call.srv = srv;
@@ -339,55 +411,19 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
     call.argc = argc;
     call.now_ms = srv->hooks.now_ms(srv->hooks.srv);
     cl->last_ms = call.now_ms;
-
-    d = cmd_resolve(srv, argv, argc);
-    if (d == NULL) {
-        const struct cmd_def *base = cmd_lookup(srv, argv[0].p, argv[0].len);
-        if (base != NULL && base->subcmds != NULL) {
-            reply_unknown_subcommand(&call);
-        } else {
-            reply_unknown(&call);
-        }
-        if (cl->flags & CMD_CLIENT_MULTI) {
-            cl->flags |= CMD_CLIENT_DIRTY_EXEC;
-        }
-        return;
+    call.pushed = cl->out->len;
+    skip = cl->flags & CMD_CLIENT_REPLY_SKIP;
+    srv->cur_call = &call;
+    dispatch(&call);
+    srv->cur_call = NULL;
+    if (cl->flags & (CMD_CLIENT_REPLY_OFF | CMD_CLIENT_REPLY_SKIP)) {
+        cl->out->len = call.pushed; /* the reply goes; push messages stay */
     }
-    if ((d->arity > 0 && (size_t)d->arity != argc) || (d->arity < 0 && argc < (size_t)-d->arity)) {
-        snprintf(msg, sizeof(msg), "ERR wrong number of arguments for '%s' command", d->name);
-        refuse(&call, d, msg);
-        return;
+    /* CLIENT REPLY SKIP silences the one command after it (Redis's resetClient). */
+    cl->flags &= ~skip;
+    if (cl->flags & CMD_CLIENT_REPLY_SKIP_NEXT) {
+        cl->flags = (cl->flags & ~(unsigned)CMD_CLIENT_REPLY_SKIP_NEXT) | CMD_CLIENT_REPLY_SKIP;
     }
-    if (!(cl->flags & CMD_CLIENT_AUTHED) && !(d->flags & CMD_NO_AUTH)) {
-        refuse(&call, d, "NOAUTH Authentication required.");
-        return;
-    }
-    queue = (cl->flags & CMD_CLIENT_MULTI) && !(d->flags & CMD_TX_NOW);
-    if (queue && (d->flags & CMD_NO_MULTI)) {
-        refuse(&call, d, "ERR Command not allowed inside a transaction");
-        return;
-    }
-    /* Inside MULTI any command is refused when memory is over (queueing takes memory); EXEC
-     * is when one it would run is a CMD_DENYOOM one (Redis 7.0's processCommand). */
-    deny = queue || (cmd_multi_is_exec(d) && (cl->flags & CMD_CLIENT_MULTI) &&
-                     (cl->mq.flags & CMD_DENYOOM));
-    if (srv->settings.maxmemory != 0 && !cmd_memory_admit(&call, d, deny)) {
-        refuse(&call, d, CMD_ERR_OOM);
-        return;
-    }
-    if (cl->resp == 2 && !(d->flags & CMD_SUB_OK) && cmd_pubsub_any(cl)) {
-        snprintf(msg, sizeof(msg),
-                 "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT "
-                 "/ RESET are allowed in this context",
-                 d->name);
-        refuse(&call, d, msg);
-        return;
-    }
-    if (queue) {
-        cmd_multi_queue(&call, d);
-        return;
-    }
-    cmd_run(&call, d);
     if (srv->n_ready > 0) {
         cmd_block_serve(srv); /* after the whole command (EXEC included), as Redis does */
     }

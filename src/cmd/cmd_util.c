@@ -5,6 +5,7 @@
  * " 1" or "01" to INCRBY must get the same error from terse as from Redis). The value path
  * (encode on write, decode on read) is cmd_value.c.
  */
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 
 #include <ctype.h>
@@ -453,6 +454,7 @@ struct store_entry *cmd_lookup_read_type(struct cmd_call *c, const struct resp_s
                      STORE_LOOKUP_TOUCH);
     if (e == NULL) {
         c->srv->stats.keyspace_misses++;
+        cmd_notify(c, CMD_NOTIFY_KEY_MISS, "keymiss", key);
         return NULL;
     }
     c->srv->stats.keyspace_hits++;

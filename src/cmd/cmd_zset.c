@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "cmd/cmd_elems.h"
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -132,9 +133,10 @@ int cmd_zset_commit(struct cmd_call *c, const struct resp_slice *key, struct sto
         }
     }
 
+    c->emptied = 0;
     if (n == 0) {
-        (void)store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
-                           c->now_ms);
+        c->emptied = store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
+                                  c->now_ms);
         return TERSE_OK;
     }
     size = store_zset_form_size(a, n);
@@ -332,7 +334,12 @@ static void zadd_generic(struct cmd_call *c, unsigned flags)
     }
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, key, st);
-    } else if (!(flags & ZADD_INCR)) {
+        return;
+    }
+    if (added + updated > 0) {
+        cmd_notify(c, CMD_NOTIFY_ZSET, (flags & ZADD_INCR) ? "zincr" : "zadd", key);
+    }
+    if (!(flags & ZADD_INCR)) {
         resp_write_int(c->out, (long long)((flags & ZADD_CH) ? added + updated : added));
     } else if (processed > 0) {
         resp_write_double(c->out, score);
@@ -377,6 +384,9 @@ static void zset_zrem(struct cmd_call *c)
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, &c->argv[1], st);
         return;
+    }
+    if (deleted > 0) {
+        cmd_notify_edit(c, CMD_NOTIFY_ZSET, "zrem", &c->argv[1]);
     }
     resp_write_int(c->out, (long long)deleted);
 }

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -380,13 +381,24 @@ static void zop_generic(struct cmd_call *c, struct zop_args z)
     }
     st = compute(c, &z, &a, &n);
     if (st == TERSE_OK && z.store) {
-        (void)store_delete(cmd_shard(c, dst->p, dst->len), c->cl->db, dst->p, dst->len,
-                           c->now_ms);
+        /* An overwrite without dst's expiry (Redis's setKey: no new key); dropping an expiry
+         * never allocates. */
+        (void)store_expire_set(cmd_shard(c, dst->p, dst->len), c->cl->db, dst->p, dst->len,
+                               STORE_NO_EXPIRE, c->now_ms);
         st = cmd_zset_commit(c, dst, a, n, cmd_zset_is_table(c->srv, n, cmd_zset_max_len(a, n)));
     }
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, z.store ? dst : &c->argv[z.first], st);
-    } else if (z.store || z.card) {
+        return;
+    }
+    if (z.store) {
+        cmd_notify_stored(c, CMD_NOTIFY_ZSET,
+                          z.op == ZOP_UNION   ? "zunionstore"
+                          : z.op == ZOP_INTER ? "zinterstore"
+                                              : "zdiffstore",
+                          dst, n > 0);
+    }
+    if (z.store || z.card) {
         resp_write_int(c->out, (long long)n);
     } else {
         cmd_zset_reply_els(c, a, n, false, z.withscores);

@@ -10,6 +10,7 @@
 
 #include "cmd/cmd_elems.h"
 #include "cmd/cmd_internal.h"
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -82,7 +83,9 @@ static void pop_generic(struct cmd_call *c, size_t first, size_t nkeys, long lon
     if (st != TERSE_OK) {
         c->out->len = mark;
         cmd_value_reply_bad(c, key, st);
+        return;
     }
+    cmd_notify_edit(c, CMD_NOTIFY_ZSET, how.max ? "zpopmax" : "zpopmin", key);
 }
 
 /* ZPOPMIN, ZPOPMAX key [count] */

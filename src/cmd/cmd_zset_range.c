@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -230,12 +231,16 @@ static void store_run(struct cmd_call *c, struct store_zset_el *a, size_t cnt)
     const struct resp_slice *dst = &c->argv[1];
     int st;
 
-    (void)store_delete(cmd_shard(c, dst->p, dst->len), c->cl->db, dst->p, dst->len, c->now_ms);
+    /* An overwrite without dst's expiry, not a delete and an add (Redis's setKey reports no
+     * new key); dropping an expiry never allocates. */
+    (void)store_expire_set(cmd_shard(c, dst->p, dst->len), c->cl->db, dst->p, dst->len,
+                           STORE_NO_EXPIRE, c->now_ms);
     st = cmd_zset_commit(c, dst, a, cnt, cmd_zset_is_table(c->srv, cnt, cmd_zset_max_len(a, cnt)));
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, dst, st);
         return;
     }
+    cmd_notify_stored(c, CMD_NOTIFY_ZSET, "zrangestore", dst, cnt > 0);
     resp_write_int(c->out, (long long)cnt);
 }
 
@@ -434,6 +439,13 @@ static void remrange_generic(struct cmd_call *c, enum range_type type)
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, &c->argv[1], st);
         return;
+    }
+    if (cnt > 0) {
+        cmd_notify_edit(c, CMD_NOTIFY_ZSET,
+                        type == RANGE_RANK    ? "zremrangebyrank"
+                        : type == RANGE_SCORE ? "zremrangebyscore"
+                                              : "zremrangebylex",
+                        &c->argv[1]);
     }
     resp_write_int(c->out, (long long)cnt);
 }

@@ -60,6 +60,7 @@ _Static_assert(sizeof names_s3checksum / sizeof *names_s3checksum == CORE_S3_CHE
 #define OPT_I_BIND(x) 0
 #define OPT_I_SAVE(x) 0
 #define OPT_I_OBUF(x) 0
+#define OPT_I_NOTIFY(x) 0
 #define OPT_U_BOOL(x) 0
 #define OPT_U_INT(x) 0
 #define OPT_U_CLAMP(x) 0
@@ -69,6 +70,7 @@ _Static_assert(sizeof names_s3checksum / sizeof *names_s3checksum == CORE_S3_CHE
 #define OPT_U_BIND(x) 0
 #define OPT_U_SAVE(x) 0
 #define OPT_U_OBUF(x) 0
+#define OPT_U_NOTIFY(x) 0
 #define OPT_N_BOOL(n) NULL
 #define OPT_N_INT(n) NULL
 #define OPT_N_CLAMP(n) NULL
@@ -78,6 +80,7 @@ _Static_assert(sizeof names_s3checksum / sizeof *names_s3checksum == CORE_S3_CHE
 #define OPT_N_BIND(n) NULL
 #define OPT_N_SAVE(n) NULL
 #define OPT_N_OBUF(n) NULL
+#define OPT_N_NOTIFY(n) NULL
 
 #define OPT_ROW(name, field, kind, dflt, min, max, names, flags)                                 \
     {name,              CORE_CONFIG_KIND_##kind, offsetof(struct core_config, field),            \
@@ -522,6 +525,13 @@ int core_config_opt_apply(struct core_config *c, const struct core_config_opt *o
         return apply_str(c, o, argv[0], why, why_cap);
     case CORE_CONFIG_KIND_ENUM:
         return apply_enum(c, o, argv[0], why, why_cap);
+    case CORE_CONFIG_KIND_NOTIFY:
+        if (!core_config_notify_parse(argv[0], CORE_CONFIG_PTR(c, o, int))) {
+            core_config_err_fmt(why, why_cap,
+                                "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+            return TERSE_ECONFIG;
+        }
+        return TERSE_OK;
     default:
         break;
     }

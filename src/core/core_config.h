@@ -22,6 +22,7 @@
  *             BIND  struct core_config_bind: 0..CORE_CONFIG_BIND_MAX addresses
  *             SAVE  struct core_config_save: pairs "seconds changes", 0..CORE_CONFIG_SAVE_MAX
  *             OBUF  struct core_config_obuf: groups "class hard soft soft_seconds"
+ *             NOTIFY int of CORE_NOTIFY_* bits; Redis's notify-keyspace-events letters
  *   DEFAULT   the default as the text a config file would carry; core_config_init parses it
  *             with the same code as any other value, so CONFIG GET shows it verbatim
  *   FLAGS     CORE_CONFIG_MUTABLE: CONFIG SET may change it
@@ -175,6 +176,43 @@ struct core_config_obuf {
 #define CORE_CONFIG_HZ_MIN 1
 #define CORE_CONFIG_HZ_MAX 500
 
+/* notify-keyspace-events: the event classes of Redis 7.0's notify.c, one bit per letter. */
+#define CORE_NOTIFY_KEYSPACE (1 << 0)  /* K: __keyspace@<db>__:<key> channels */
+#define CORE_NOTIFY_KEYEVENT (1 << 1)  /* E: __keyevent@<db>__:<event> channels */
+#define CORE_NOTIFY_GENERIC (1 << 2)   /* g */
+#define CORE_NOTIFY_STRING (1 << 3)    /* $ */
+#define CORE_NOTIFY_LIST (1 << 4)      /* l */
+#define CORE_NOTIFY_SET (1 << 5)       /* s */
+#define CORE_NOTIFY_HASH (1 << 6)      /* h */
+#define CORE_NOTIFY_ZSET (1 << 7)      /* z */
+#define CORE_NOTIFY_EXPIRED (1 << 8)   /* x */
+#define CORE_NOTIFY_EVICTED (1 << 9)   /* e */
+#define CORE_NOTIFY_STREAM (1 << 10)   /* t */
+#define CORE_NOTIFY_KEY_MISS (1 << 11) /* m (not part of A) */
+#define CORE_NOTIFY_LOADED (1 << 12)   /* modules only: no letter */
+#define CORE_NOTIFY_MODULE (1 << 13)   /* d */
+#define CORE_NOTIFY_NEW (1 << 14)      /* n (not part of A) */
+/* A: every class but m and n. */
+#define CORE_NOTIFY_ALL                                                                          \
+    (CORE_NOTIFY_GENERIC | CORE_NOTIFY_STRING | CORE_NOTIFY_LIST | CORE_NOTIFY_SET |             \
+     CORE_NOTIFY_HASH | CORE_NOTIFY_ZSET | CORE_NOTIFY_EXPIRED | CORE_NOTIFY_EVICTED |            \
+     CORE_NOTIFY_STREAM | CORE_NOTIFY_MODULE)
+/* Room for core_config_notify_format's text and its NUL. */
+#define CORE_NOTIFY_TEXT_CAP 16
+
+/*
+ * core_config_notify_parse: the bits of a notify-keyspace-events value (letters of
+ * "Ag$lshzxeKEtmdn" in any order and number; "" is 0). Returns true with *flags set, false
+ * (and *flags untouched) on any other character. text: borrowed, NUL-terminated.
+ */
+bool core_config_notify_parse(const char *text, int *flags);
+/*
+ * core_config_notify_format: flags as Redis's CONFIG GET spells them: "A" when every class of
+ * A is set, else the class letters in the order g$lshzxetdn, then K, E, m. Writes at most
+ * CORE_NOTIFY_TEXT_CAP bytes (NUL included) into buf.
+ */
+void core_config_notify_format(int flags, char *buf);
+
 /* The table. MIN/MAX are 0 where the kind has no range. */
 #define CORE_CONFIG_OPTIONS(X)                                                                   \
     X("port", port, INT, "6379", 0, 65535, -, CORE_CONFIG_MUTABLE)                               \
@@ -269,6 +307,8 @@ struct core_config_obuf {
     X("s3-part-size", s3_part_size, MEM, "8mb", CORE_CONFIG_S3_PART_MIN,                         \
       CORE_CONFIG_S3_PART_MAX, -, CORE_CONFIG_MUTABLE)                                           \
     X("s3-part-checksums", s3_part_checksums, BOOL, "yes", 0, 0, -, CORE_CONFIG_MUTABLE)          \
+    X("notify-keyspace-events", notify_keyspace_events, NOTIFY, "", 0, 0, -,                    \
+      CORE_CONFIG_MUTABLE)                                                                       \
     X("terse-compression", terse_compression, ENUM, "background", 0, 0, compression,              \
       CORE_CONFIG_MUTABLE)                                                                       \
     X("terse-compression-level", terse_compression_level, INT, "4", 0, 12, -,                     \
@@ -302,6 +342,7 @@ struct core_config_obuf {
 #define CORE_CONFIG_CTYPE_BIND struct core_config_bind
 #define CORE_CONFIG_CTYPE_SAVE struct core_config_save
 #define CORE_CONFIG_CTYPE_OBUF struct core_config_obuf
+#define CORE_CONFIG_CTYPE_NOTIFY int
 
 #define CORE_CONFIG_FIELD(name, field, kind, dflt, min, max, names, flags)                       \
     CORE_CONFIG_CTYPE_##kind field;

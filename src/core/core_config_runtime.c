@@ -286,6 +286,9 @@ static const char *opt_format(const struct core_config *c, const struct core_con
         return buf;
     case CORE_CONFIG_KIND_STR:
         return *CORE_CONFIG_CPTR(c, o, char *) != NULL ? *CORE_CONFIG_CPTR(c, o, char *) : "";
+    case CORE_CONFIG_KIND_NOTIFY:
+        core_config_notify_format(*CORE_CONFIG_CPTR(c, o, int), buf);
+        return buf;
     case CORE_CONFIG_KIND_ENUM: {
         int v = *CORE_CONFIG_CPTR(c, o, int);
         for (int i = 0; o->names[i] != NULL; i++) {

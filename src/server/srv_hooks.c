@@ -178,6 +178,19 @@ static void evict_opts(struct store_evict_opts *o, int policy)
     }
 }
 
+/* cmd's notification classes are core_config's letters, bit for bit. */
+_Static_assert(CMD_NOTIFY_KEYSPACE == CORE_NOTIFY_KEYSPACE &&
+                   CMD_NOTIFY_KEYEVENT == CORE_NOTIFY_KEYEVENT &&
+                   CMD_NOTIFY_GENERIC == CORE_NOTIFY_GENERIC &&
+                   CMD_NOTIFY_STRING == CORE_NOTIFY_STRING && CMD_NOTIFY_LIST == CORE_NOTIFY_LIST &&
+                   CMD_NOTIFY_SET == CORE_NOTIFY_SET && CMD_NOTIFY_HASH == CORE_NOTIFY_HASH &&
+                   CMD_NOTIFY_ZSET == CORE_NOTIFY_ZSET &&
+                   CMD_NOTIFY_EXPIRED == CORE_NOTIFY_EXPIRED &&
+                   CMD_NOTIFY_EVICTED == CORE_NOTIFY_EVICTED &&
+                   CMD_NOTIFY_STREAM == CORE_NOTIFY_STREAM &&
+                   CMD_NOTIFY_KEY_MISS == CORE_NOTIFY_KEY_MISS && CMD_NOTIFY_NEW == CORE_NOTIFY_NEW,
+               "notify-keyspace-events bits");
+
 void srv_settings_sync(struct srv *s)
 {
     struct cmd_settings *st = &s->cmd.settings;
@@ -218,7 +231,9 @@ void srv_settings_sync(struct srv *s)
         core_log(CORE_LOG_WARNING, "terse-compression-level %lld: out of memory, level kept",
                  (long long)s->cfg.terse_compression_level);
     }
+    st->notify = (int)s->cfg.notify_keyspace_events;
     core_log_set_level((enum core_log_level)s->cfg.loglevel);
+    cmd_settings_changed(&s->cmd);
 }
 
 void srv_hooks_install(struct srv *s)

@@ -343,6 +343,7 @@ static int reload_file(struct srv *s, char *errbuf, size_t cap)
     s->shard = fresh;
     s->cmd.shard = fresh;
     cmd_value_after_load(&s->cmd);
+    cmd_settings_changed(&s->cmd); /* the change listener, on the fresh shard */
     s->persist.load_loaded = st.n_loaded;
     s->persist.load_expired = st.n_expired;
     return 0;
@@ -429,6 +430,7 @@ int srv_persist_load(struct srv *s)
         return -1;
     }
     cmd_value_after_load(&s->cmd);
+    cmd_settings_changed(&s->cmd); /* the change listener, on the fresh shard */
     s->persist.load_loaded = st.n_loaded;
     s->persist.load_expired = st.n_expired;
     core_log(CORE_LOG_NOTICE, "DB loaded from disk: %.3f seconds, %llu keys (%llu expired "

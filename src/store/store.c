@@ -80,7 +80,7 @@ void store_db_clear(struct store_shard *s, struct store_db *d)
     for (uint64_t b = 0; b < d->n_buckets; b++) {
         uint8_t *head = store_index_bucket(d, b);
         while (store_link_get(head) != STORE_REF_NONE) {
-            store_unlink_free(s, d, head);
+            store_unlink_free(s, d, head, STORE_CHANGE_WRITE);
         }
     }
     store_index_release(s, d);
@@ -144,7 +144,8 @@ void store_account_sub(struct store_shard *s, struct store_db *d, const struct s
     }
 }
 
-void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link)
+void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link,
+                       enum store_change why)
 {
     store_ref r = store_link_get(link);
     struct store_entry *e = store_arena_ptr(&s->arena, r);
@@ -156,7 +157,7 @@ void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link)
         /* Before the release: the key bytes are still the entry's. */
         uint32_t klen;
         const uint8_t *key = store_entry_keyp(e, &klen);
-        store_changed(s, d, key, klen);
+        store_changed(s, d, key, klen, why);
     }
     store_arena_release(s, r, size);
 }
@@ -181,7 +182,7 @@ uint8_t *store_find_live(struct store_shard *s, struct store_db *d, const void *
     uint8_t *link = store_index_find(s, d, key, klen);
 
     if (link != NULL && store_entry_expired(store_link_entry(s, link), now_ms)) {
-        store_unlink_free(s, d, link);
+        store_unlink_free(s, d, link, STORE_CHANGE_EXPIRED);
         s->expired_keys++;
         return NULL;
     }
@@ -283,7 +284,7 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     }
     if (old != NULL &&
         set_in_place(s, d, link, type, enc, val, vlen, expire_ms, now_ms, flags)) {
-        store_changed(s, d, key, klen);
+        store_changed(s, d, key, klen, STORE_CHANGE_WRITE);
         return TERSE_OK;
     }
     need = store_entry_size(klen, vlen, expire_ms >= 0);
@@ -307,7 +308,7 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
         store_arena_release(s, old_r, old_size);
         store_account_add(s, d, e);
         set_pending(s, r, e, flags);
-        store_changed(s, d, key, klen);
+        store_changed(s, d, key, klen, STORE_CHANGE_WRITE);
         return TERSE_OK;
     }
     if (store_index_reserve(s, d) != TERSE_OK) {
@@ -317,7 +318,7 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     store_index_link(s, d, r);
     store_account_add(s, d, e);
     set_pending(s, r, e, flags);
-    store_changed(s, d, key, klen);
+    store_changed(s, d, key, klen, STORE_CHANGE_ADDED);
     return TERSE_OK;
 }
 
@@ -393,7 +394,7 @@ int store_delete(struct store_shard *s, int db, const void *key, size_t klen, in
     }
     link = store_find_live(s, d, key, klen, now_ms);
     if (link != NULL) {
-        store_unlink_free(s, d, link);
+        store_unlink_free(s, d, link, STORE_CHANGE_WRITE);
     }
     store_index_maybe_shrink(s, d, 1);
     return link != NULL;
@@ -456,7 +457,7 @@ int store_expire_set(struct store_shard *s, int db, const void *key, size_t klen
         d->n_expires--;
     }
     if (when_ms >= 0 || had) {
-        store_changed(s, d, key, klen);
+        store_changed(s, d, key, klen, STORE_CHANGE_WRITE);
     }
     return 1;
 }

@@ -91,14 +91,25 @@ struct store_entry *store_lookup(struct store_shard *s, int db, const void *key,
  * missing one without changing either (WATCH across SWAPDB). */
 struct store_entry *store_peek(struct store_shard *s, int db, const void *key, size_t klen);
 
+/* Why the change listener is called. */
+enum store_change {
+    STORE_CHANGE_WRITE = 0,   /* value or expiry written, or the key deleted or flushed */
+    STORE_CHANGE_ADDED = 1,   /* the key was added: a write to a missing key, or the destination
+                                 of RENAME, MOVE or COPY (Redis's dbAdd) */
+    STORE_CHANGE_EXPIRED = 2, /* the key went because its expiry passed (lazy or active) */
+    STORE_CHANGE_EVICTED = 3  /* the key went to store_evict */
+};
+
 /*
- * Change listener (WATCH): fn(arg, db, key, klen) is called whenever a key's value or expiry
- * is written or the key goes (delete, lazy or active expiry, eviction, flush, rename, move,
- * copy onto it), after the change. key is borrowed for the call. fn must not change the
- * shard (store_key_hash is fine). SWAPDB calls nothing (the caller knows both dbs). NULL fn:
- * no listener (the default; a write then costs one pointer test).
+ * Change listener (WATCH, keyspace notifications): fn(arg, db, key, klen, why) is called
+ * whenever a key's value or expiry is written or the key goes (delete, lazy or active expiry,
+ * eviction, flush, rename, move, copy onto it), after the change, with why it changed. key is
+ * borrowed for the call. fn must not change the shard (store_key_hash is fine). SWAPDB calls
+ * nothing (the caller knows both dbs). NULL fn: no listener (the default; a write then costs
+ * one pointer test).
  */
-typedef void store_change_fn(void *arg, int db, const void *key, size_t klen);
+typedef void store_change_fn(void *arg, int db, const void *key, size_t klen,
+                             enum store_change why);
 void store_watch_changes(struct store_shard *s, store_change_fn *fn, void *arg);
 /* The shard's seeded hash of key (xxHash3), for a caller's own table of keys. */
 uint64_t store_key_hash(const struct store_shard *s, const void *key, size_t klen);

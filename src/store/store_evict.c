@@ -135,7 +135,7 @@ static int victim_delete(struct evict_run *r, struct store_db *d, uint8_t *link)
 {
     bool expired = store_entry_expired(store_link_entry(r->s, link), r->now_ms);
 
-    store_unlink_free(r->s, d, link);
+    store_unlink_free(r->s, d, link, expired ? STORE_CHANGE_EXPIRED : STORE_CHANGE_EVICTED);
     if (expired) {
         r->s->expired_keys++;
         return 0;

@@ -40,7 +40,7 @@ static void expire_bucket(void *arg, uint8_t *head)
         if (e->meta & STORE_META_EXPIRE) {
             c->n_sampled++;
             if (store_entry_expired(e, c->now_ms)) {
-                store_unlink_free(c->s, c->d, link);
+                store_unlink_free(c->s, c->d, link, STORE_CHANGE_EXPIRED);
                 c->s->expired_keys++;
                 c->n_expired++;
                 continue;

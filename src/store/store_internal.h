@@ -201,10 +201,10 @@ struct store_shard {
 
 /* Tells the listener (store_watch_changes), if any, that key of db d changed or went. */
 static inline void store_changed(struct store_shard *s, const struct store_db *d,
-                                 const void *key, size_t klen)
+                                 const void *key, size_t klen, enum store_change why)
 {
     if (s->on_change != NULL) {
-        s->on_change(s->on_change_arg, (int)(d - s->db), key, klen);
+        s->on_change(s->on_change_arg, (int)(d - s->db), key, klen, why);
     }
 }
 
@@ -414,8 +414,9 @@ static inline void store_link_put(uint8_t *link, store_ref r)
 /* ---- store.c ---- */
 
 struct store_db *store_db_get(struct store_shard *s, int db);
-/* Unlinks link's entry, updates the counters and frees it. */
-void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link);
+/* Unlinks link's entry, updates the counters, tells the listener why and frees it. */
+void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link,
+                       enum store_change why);
 /* Accounts a freshly linked entry. */
 void store_account_add(struct store_shard *s, struct store_db *d, const struct store_entry *e);
 void store_account_sub(struct store_shard *s, struct store_db *d, const struct store_entry *e);

@@ -28,7 +28,7 @@ static void remove_key(struct store_shard *s, struct store_db *d, const void *ke
 {
     uint8_t *link = store_index_find(s, d, key, klen);
     if (link != NULL) {
-        store_unlink_free(s, d, link);
+        store_unlink_free(s, d, link, STORE_CHANGE_WRITE);
     }
 }
 
@@ -79,7 +79,7 @@ int store_rename(struct store_shard *s, int db, const void *src, size_t src_len,
     store_index_link(s, d, r);
     store_account_add(s, d, ne);
     store_pending_add(s, r, ne);
-    store_changed(s, d, dst, dst_len); /* src was told by its removal */
+    store_changed(s, d, dst, dst_len, STORE_CHANGE_ADDED); /* src: told by its removal */
     return TERSE_OK;
 }
 
@@ -118,8 +118,8 @@ int store_move(struct store_shard *s, int src_db, int dst_db, const void *key, s
     store_index_link(s, dd, r);
     store_account_add(s, dd, e);
     store_index_maybe_shrink(s, sd, 1);
-    store_changed(s, sd, key, klen);
-    store_changed(s, dd, key, klen);
+    store_changed(s, sd, key, klen, STORE_CHANGE_WRITE);
+    store_changed(s, dd, key, klen, STORE_CHANGE_ADDED);
     return TERSE_OK;
 }
 
@@ -171,7 +171,7 @@ int store_copy(struct store_shard *s, int src_db, const void *src, size_t src_le
     }
     store_account_add(s, dd, ne);
     store_pending_add(s, r, ne);
-    store_changed(s, dd, dst, dst_len);
+    store_changed(s, dd, dst, dst_len, STORE_CHANGE_ADDED);
     return TERSE_OK;
 }
 
@@ -284,7 +284,7 @@ struct store_entry *store_random(struct store_shard *s, int db, int64_t now_ms)
         if (!store_entry_expired(e, now_ms)) {
             return e;
         }
-        store_unlink_free(s, d, link);
+        store_unlink_free(s, d, link, STORE_CHANGE_EXPIRED);
         s->expired_keys++;
         n_expired++;
     }

@@ -623,26 +623,34 @@ struct changes {
     int n;
     int db;
     char key[32];
+    enum store_change why; /* of the last change */
 };
 
-static void on_change(void *arg, int db, const void *key, size_t klen)
+static void on_change(void *arg, int db, const void *key, size_t klen, enum store_change why)
 {
     struct changes *c = arg;
 
     c->n++;
     c->db = db;
+    c->why = why;
     snprintf(c->key, sizeof(c->key), "%.*s", (int)klen, (const char *)key);
 }
 
-/* Expects exactly n changes since the last call, the last one to key of db. */
-static void expect_changes(struct changes *c, int n, int db, const char *key)
+/* Expects exactly n changes since the last call, the last one to key of db, for why. */
+static void expect_why(struct changes *c, int n, int db, const char *key, enum store_change why)
 {
     assert_int_equal(c->n, n);
     if (n > 0) {
         assert_int_equal(c->db, db);
         assert_string_equal(c->key, key);
+        assert_int_equal(c->why, why);
     }
     memset(c, 0, sizeof(*c));
+}
+
+static void expect_changes(struct changes *c, int n, int db, const char *key)
+{
+    expect_why(c, n, db, key, STORE_CHANGE_WRITE);
 }
 
 /* The change listener hears every write, expiry change and removal, and nothing else. */
@@ -655,11 +663,11 @@ static void test_change_listener(void **state)
     memset(&c, 0, sizeof(c));
     store_watch_changes(s, on_change, &c);
     put_str(s, 2, "a", "1", STORE_NO_EXPIRE);
-    expect_changes(&c, 1, 2, "a");
+    expect_why(&c, 1, 2, "a", STORE_CHANGE_ADDED);
     put_str(s, 2, "a", "2", STORE_NO_EXPIRE); /* in place */
     expect_changes(&c, 1, 2, "a");
     assert_int_equal(store_set_int(s, 2, "i", 1, 5, STORE_NO_EXPIRE, T0), TERSE_OK);
-    expect_changes(&c, 1, 2, "i");
+    expect_why(&c, 1, 2, "i", STORE_CHANGE_ADDED);
     assert_non_null(store_lookup(s, 2, "a", 1, T0, STORE_LOOKUP_TOUCH));
     assert_non_null(store_peek(s, 2, "a", 1));
     store_swapdb(s, 2, 3);
@@ -671,22 +679,37 @@ static void test_change_listener(void **state)
     expect_changes(&c, 0, 0, NULL);
     /* A lazy expiry is a removal; the stale key is gone after it. */
     assert_null(store_lookup(s, 2, "a", 1, T0 + 100, 0));
-    expect_changes(&c, 1, 2, "a");
+    expect_why(&c, 1, 2, "a", STORE_CHANGE_EXPIRED);
     assert_null(store_peek(s, 2, "a", 1));
     put_str(s, 2, "src", "v", STORE_NO_EXPIRE);
     memset(&c, 0, sizeof(c));
     assert_int_equal(store_rename(s, 2, "src", 3, "dst", 3, T0), TERSE_OK);
-    expect_changes(&c, 2, 2, "dst");
+    expect_why(&c, 2, 2, "dst", STORE_CHANGE_ADDED);
     assert_int_equal(store_copy(s, 2, "dst", 3, 4, "cp", 2, 0, T0), TERSE_OK);
-    expect_changes(&c, 1, 4, "cp");
+    expect_why(&c, 1, 4, "cp", STORE_CHANGE_ADDED);
     assert_int_equal(store_move(s, 4, 5, "cp", 2, T0), TERSE_OK);
-    expect_changes(&c, 2, 5, "cp");
+    expect_why(&c, 2, 5, "cp", STORE_CHANGE_ADDED);
     assert_int_equal(store_delete(s, 2, "dst", 3, T0), 1);
     expect_changes(&c, 1, 2, "dst");
     assert_int_equal(store_delete(s, 2, "dst", 3, T0), 0);
     expect_changes(&c, 0, 0, NULL);
     store_flushdb(s, 5);
     expect_changes(&c, 1, 5, "cp");
+    /* Active expiry and eviction say why the key went. */
+    put_str(s, 1, "x", "v", T0 + 10);
+    memset(&c, 0, sizeof(c));
+    assert_int_equal(store_active_expire(s, T0 + 10, 0, NULL), 1);
+    expect_why(&c, 1, 1, "x", STORE_CHANGE_EXPIRED);
+    {
+        struct store_evict_opts o = {STORE_EVICT_RANDOM, 0, 5, 10, 1};
+        size_t n_ev = 0;
+        store_flushall(s);
+        put_str(s, 1, "ev", "v", STORE_NO_EXPIRE);
+        memset(&c, 0, sizeof(c));
+        (void)store_evict(s, &o, 1, 1, T0, &n_ev);
+        assert_int_equal(n_ev, 1);
+        expect_why(&c, 1, 1, "ev", STORE_CHANGE_EVICTED);
+    }
     store_watch_changes(s, NULL, NULL);
     put_str(s, 2, "quiet", "v", STORE_NO_EXPIRE);
     expect_changes(&c, 0, 0, NULL);
