@@ -462,6 +462,7 @@ struct cmd_def {
 extern const struct cmd_def cmd_string_defs[];
 extern const struct cmd_def cmd_keys_defs[];
 extern const struct cmd_def cmd_conn_defs[];
+extern const struct cmd_def cmd_client_defs[];
 extern const struct cmd_def cmd_server_defs[];
 extern const struct cmd_def cmd_memory_defs[];
 extern const struct cmd_def cmd_persist_defs[];

@@ -77,6 +77,10 @@ int cmd_keyreg_same(const struct cmd_keyreg_key *k, uint64_t hash, int db, const
                     size_t klen);
 void cmd_keyreg_free(struct cmd_server *srv, struct cmd_keyreg *reg);
 
+/* cmd_client.c: a client name as CLIENT SETNAME and HELLO SETNAME take it (printable ASCII,
+ * no spaces): 0 with cl->name replaced, or -1 after replying the error. */
+int cmd_client_set_name_or_reply(struct cmd_call *c, const struct resp_slice *name);
+
 /* cmd_pubsub.c: subscriptions. */
 /* Channels and patterns cl is subscribed to (what (P)SUBSCRIBE confirmations count). */
 size_t cmd_pubsub_count(const struct cmd_client *cl);

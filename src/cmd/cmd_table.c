@@ -23,6 +23,7 @@
 static const struct cmd_def *const *families(size_t *n)
 {
     static const struct cmd_def *const fam[] = {cmd_string_defs, cmd_keys_defs, cmd_conn_defs,
+                                                cmd_client_defs,
                                                 cmd_server_defs, cmd_memory_defs,
                                                 cmd_persist_defs, cmd_hash_defs,
                                                 cmd_list_defs, cmd_set_defs, cmd_zset_defs,

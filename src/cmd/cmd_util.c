@@ -507,3 +507,10 @@ int cmd_grow(struct cmd_server *srv, void **p, size_t *cap, size_t want, size_t 
     *cap = n;
     return TERSE_OK;
 }
+
+int cmd_slice_eq(const struct resp_slice *s, const char *str)
+{
+    size_t n = str != NULL ? strlen(str) : 0;
+
+    return s->len == n && (n == 0 || memcmp(s->p, str, n) == 0);
+}

@@ -87,6 +87,9 @@ struct store_entry *cmd_lookup_read_type(struct cmd_call *c, const struct resp_s
 struct store_entry *cmd_lookup_write_type(struct cmd_call *c, const struct resp_slice *key,
                                           enum store_type type, int *replied);
 
+/* 1 when the slice holds exactly the C string str (NULL: the empty string). */
+int cmd_slice_eq(const struct resp_slice *s, const char *str);
+
 /* Grows the array *p of *cap units of size bytes each (contents kept, from srv's allocator) to
  * hold at least want units: doubling from at least min. TERSE_OK or TERSE_ENOMEM (unchanged).
  * For the arrays a command keeps across calls (MULTI's queue, blocked keys) or builds (SORT). */
