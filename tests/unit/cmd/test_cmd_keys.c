@@ -68,7 +68,8 @@ static const struct cmd_def *find_def(const struct cmd_def *tab, const char *nam
 
 static struct cmd_call make_call(struct fx *f, const struct resp_slice *argv, size_t argc)
 {
-    struct cmd_call c = {&f->srv, &f->cl, &f->out, argv, argc, f->now_ms, 0, 0};
+    struct cmd_call c = {.srv = &f->srv, .cl = &f->cl, .out = &f->out, .argv = argv,
+                         .argc = argc, .now_ms = f->now_ms};
     return c;
 }
 

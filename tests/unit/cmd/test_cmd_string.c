@@ -91,7 +91,8 @@ static const char *run_argv(struct fx *f, const struct resp_slice *argv, size_t 
 {
     char name[32];
     const struct cmd_def *d;
-    struct cmd_call c = {&f->srv, &f->cl, &f->out, argv, argc, f->now_ms, 0, 0};
+    struct cmd_call c = {.srv = &f->srv, .cl = &f->cl, .out = &f->out, .argv = argv,
+                         .argc = argc, .now_ms = f->now_ms};
 
     snprintf(name, sizeof(name), "%.*s", (int)argv[0].len, (const char *)argv[0].p);
     for (char *q = name; *q != '\0'; q++) {
