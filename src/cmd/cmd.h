@@ -305,11 +305,6 @@ struct cmd_server {
     /* The command running (cmd_dispatch, a blocked client served), NULL outside one: a
      * message for its client goes to its output (cmd_pubsub_publish_raw). */
     struct cmd_call *cur_call;
-    /* INFO commandstats: one record per table row, sorted by the row's address
-     * (cmd_cmdstat.c). Owned here, from alloc. */
-    struct cmd_cmdstat *cmdstats;
-    size_t n_cmdstats;
-    uint64_t err_mark;           /* total_error_replies when the last command was counted */
 };
 
 /* Counts an error reply of code (its first word) for INFO stats and errorstats: the

@@ -206,7 +206,6 @@ static int retry(struct cmd_server *srv, struct cmd_client *cl)
     struct cmd_call call, *prev;
     const struct cmd_def *d;
     size_t pos = 0;
-    uint64_t errors = srv->stats.total_error_replies;
 
     memset(&call, 0, sizeof(call));
     call.srv = srv;
@@ -225,10 +224,6 @@ static int retry(struct cmd_server *srv, struct cmd_client *cl)
     if (!call.blocked) {
         if (d->flags & CMD_WRITE) {
             srv->dirty++;
-        }
-        if (srv->stats.total_error_replies != errors) {
-            /* Served with an error (NOGROUP, UNBLOCKED...): its call was counted when it came. */
-            cmd_cmdstat_count(srv, d, CMD_STAT_FAILED, 0);
         }
         cmd_block_end(srv, cl);
     }

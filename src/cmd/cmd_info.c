@@ -394,16 +394,6 @@ void cmd_count_error(void *arg, const char *code, size_t len)
     st->n_errstats++;
 }
 
-static void cmdstat_line(void *arg, const char *name, uint64_t calls, uint64_t usec,
-                         uint64_t rejected, uint64_t failed)
-{
-    info_addf(arg, "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=%llu,"
-                   "failed_calls=%llu\r\n",
-              name, (unsigned long long)calls, (unsigned long long)usec,
-              calls ? (double)usec / (double)calls : 0.0, (unsigned long long)rejected,
-              (unsigned long long)failed);
-}
-
 /* "errorstat_<code>:count=<n>" by code in byte order, as Redis lists its error table. */
 static void info_errorstats(struct info_buf *b, struct cmd_call *c)
 {
@@ -498,8 +488,7 @@ static void info_section(struct info_buf *b, struct cmd_call *c, const struct in
     case INFO_KEYSPACE: info_keyspace(b, c); break;
     case INFO_TERSE: info_terse(b, c, d); break;
     case INFO_ERRORSTATS: info_errorstats(b, c); break;
-    case INFO_COMMANDSTATS: cmd_cmdstat_info(c->srv, cmdstat_line, b); break;
-    default: break; /* modules, latencystats: nothing to list */
+    default: break; /* modules, commandstats, latencystats: nothing to list */
     }
 }
 

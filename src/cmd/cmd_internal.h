@@ -38,25 +38,6 @@ int cmd_multi_is_exec(const struct cmd_def *d);
 /* Ends cl's transaction, if any, and unwatches its keys (DISCARD, RESET, a failed EXEC). */
 void cmd_multi_discard(struct cmd_server *srv, struct cmd_client *cl);
 
-/* cmd_cmdstat.c: INFO commandstats. */
-enum cmd_cmdstat_what {
-    CMD_STAT_CALL,        /* it ran */
-    CMD_STAT_FAILED_CALL, /* it ran and replied an error */
-    CMD_STAT_FAILED,      /* a blocked command served with an error (its call was counted) */
-    CMD_STAT_REJECTED     /* refused before it ran */
-};
-int cmd_cmdstat_init(struct cmd_server *srv); /* after the table: TERSE_OK or TERSE_ENOMEM */
-void cmd_cmdstat_free(struct cmd_server *srv);
-void cmd_cmdstat_reset(struct cmd_server *srv); /* CONFIG RESETSTAT */
-/* Counts what happened to row d, and usec microseconds spent. */
-void cmd_cmdstat_count(struct cmd_server *srv, const struct cmd_def *d, enum cmd_cmdstat_what what,
-                       uint64_t usec);
-/* line(arg, name, calls, usec, rejected, failed) for every row with something counted. */
-void cmd_cmdstat_info(struct cmd_server *srv,
-                      void (*line)(void *arg, const char *name, uint64_t calls, uint64_t usec,
-                                   uint64_t rejected, uint64_t failed),
-                      void *arg);
-
 /* cmd_records.c: commands kept for later (struct cmd_records). */
 /* Appends a record of d with its arguments (copied); the argv room grows to fit it.
  * TERSE_OK or TERSE_ENOMEM (nothing appended). */

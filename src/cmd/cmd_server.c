@@ -203,7 +203,6 @@ static void config_set_proc(struct cmd_call *c)
 static void config_resetstat_proc(struct cmd_call *c)
 {
     memset(&c->srv->stats, 0, sizeof(c->srv->stats));
-    cmd_cmdstat_reset(c->srv);
     if (c->srv->hooks.config_resetstat != NULL) {
         c->srv->hooks.config_resetstat(c->srv->hooks.srv);
     }

@@ -77,11 +77,6 @@ int cmd_server_init(struct cmd_server *srv)
     }
     qsort((void *)srv->table, n, sizeof(*srv->table), def_sort);
     srv->n_table = n;
-    if (cmd_cmdstat_init(srv) != TERSE_OK) {
-        srv->alloc.free(srv->alloc.opaque, (void *)srv->table);
-        srv->table = NULL;
-        return TERSE_ENOMEM;
-    }
     srv->clients = NULL;
     srv->next_client_id = 1;
     srv->scratch = NULL;
@@ -109,7 +104,6 @@ int cmd_server_init(struct cmd_server *srv)
 
 void cmd_server_deinit(struct cmd_server *srv)
 {
-    cmd_cmdstat_free(srv);
     srv->alloc.free(srv->alloc.opaque, (void *)srv->table);
     srv->table = NULL;
     srv->n_table = 0;
@@ -298,34 +292,18 @@ static uint64_t write_n_keys(const struct cmd_def *d, size_t argc)
     return (uint64_t)((last - d->first_key) / d->key_step + 1);
 }
 
-static uint64_t now_us(const struct cmd_server *srv)
-{
-    return srv->hooks.now_us != NULL ? srv->hooks.now_us(srv->hooks.srv) : 0;
-}
-
 void cmd_run(struct cmd_call *c, const struct cmd_def *d)
 {
-    struct cmd_server *srv = c->srv;
-    uint64_t t0;
-    int failed;
-
     c->cl->last_cmd = d->name;
-    srv->stats.total_commands++;
+    c->srv->stats.total_commands++;
     if (d->proc == NULL) {
         /* A container called without a subcommand has arity -2, caught before. */
         reply_unknown_subcommand(c);
         return;
     }
-    /* Failed: it replied an error since the last command counted, so EXEC is charged only
-     * for its own (EXECABORT), the commands it ran for theirs (Redis's prev_err_count). */
-    srv->err_mark = srv->stats.total_error_replies;
-    t0 = now_us(srv);
     d->proc(c);
-    failed = srv->stats.total_error_replies > srv->err_mark;
-    srv->err_mark = srv->stats.total_error_replies;
-    cmd_cmdstat_count(srv, d, failed ? CMD_STAT_FAILED_CALL : CMD_STAT_CALL, now_us(srv) - t0);
     if (d->flags & CMD_WRITE) {
-        srv->dirty += write_n_keys(d, c->argc);
+        c->srv->dirty += write_n_keys(d, c->argc);
     }
 }
 
@@ -333,9 +311,6 @@ void cmd_run(struct cmd_call *c, const struct cmd_def *d)
  * doomed too; a refused EXEC ends it, "EXECABORT ... because of: " the error. */
 static void refuse(struct cmd_call *c, const struct cmd_def *d, const char *msg)
 {
-    if (d != NULL) {
-        cmd_cmdstat_count(c->srv, d, CMD_STAT_REJECTED, 0);
-    }
     if (d != NULL && cmd_multi_is_exec(d)) {
         if (strncmp(msg, "ERR ", 4) == 0) {
             msg += 4;

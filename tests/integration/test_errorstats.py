@@ -1,8 +1,6 @@
-"""INFO errorstats, total_error_replies and commandstats against redis-server: every error
-reply counted by its code, whether a command answered it, a transaction held it or a queued command doomed the
+"""INFO errorstats and total_error_replies against redis-server: every error reply counted by
+its code, whether a command answered it, a transaction held it or a queued command doomed the
 transaction; CONFIG RESETSTAT clears them."""
-
-import re
 
 import terse_harness as h
 
@@ -10,13 +8,11 @@ DEBUG_ARGS = ["--enable-debug-command", "yes"]
 
 
 def error_fields(raw):
-    """The error counters and, per command, calls / rejected / failed (not the times)."""
     text = h.decode_one(raw)
     if not isinstance(text, bytes):
         return raw
-    return sorted(re.sub(rb"usec=\d+,usec_per_call=[\d.]+,", b"", line)
-                  for line in text.split(b"\r\n")
-                  if line.startswith((b"errorstat_", b"total_error_replies", b"cmdstat_")))
+    return sorted(line for line in text.split(b"\r\n")
+                  if line.startswith((b"errorstat_", b"total_error_replies")))
 
 
 def test_errorstats_as_redis(pair):
@@ -27,10 +23,6 @@ def test_errorstats_as_redis(pair):
         ("a", "INCR", "s"), ("a", "MULTI"), ("a", "INCR", "s"), ("a", "LPUSH", "s", "y"),
         ("a", "EXEC"), ("a", "MULTI"), ("a", "NOSUCH"), ("a", "EXEC"),
         ("a", "DEBUG", "ERROR", "MYCODE some text"), ("a", "DEBUG", "ERROR", "nospace"),
-        ("a", "INFO", "errorstats"), ("a", "INFO", "stats"), ("a", "INFO", "commandstats"),
+        ("a", "INFO", "errorstats"), ("a", "INFO", "stats"),
         ("a", "CONFIG", "RESETSTAT"), ("a", "INFO", "errorstats"), ("a", "INFO", "stats"),
-        ("a", "XGROUP", "CREATE", "st", "g", "$", "MKSTREAM"),
-        ("b>", "XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "st", ">"),
-        ("blocked", 1), ("a", "XGROUP", "DESTROY", "st", "g"), ("b<",),
-        ("a", "INFO", "commandstats"), ("a", "INFO", "errorstats"),
     ], norm=lambda raw: error_fields(raw) if raw.startswith(b"$") else raw)
