@@ -29,7 +29,7 @@ CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-point
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 # liblz4's static archive exposes the static-only API (LZ4_compress_fast_extState_fastReset).
-LIBS := -l:liblz4.a -lxxhash -lzstd -lpthread -lm
+LIBS := -l:liblz4.a -lxxhash -lzstd -llzf -lisal -lpthread -lm
 
 SRC_ALL := $(sort $(wildcard src/*/*.c))
 SRC_MAIN := $(wildcard src/server/srv_main.c)
@@ -127,7 +127,7 @@ test: deps-test
 # ---- packages ------------------------------------------------------------------------------
 
 BUILD_PKGS := make gcc libc6-dev liblz4-dev libxxhash-dev libzstd-dev pkg-config libssl-dev \
-              libcurl4-openssl-dev zlib1g-dev libisal-dev
+              libcurl4-openssl-dev zlib1g-dev libisal-dev liblzf-dev
 TEST_PKGS := $(BUILD_PKGS) g++ clang libclang-rt-14-dev libcmocka-dev redis-server redis-tools \
              python3 python3-pytest python3-redis python3-boto3 valgrind tcl patch \
              debian-archive-keyring

@@ -133,6 +133,17 @@ struct cmd_persist_info {
     uint64_t last_load_keys_loaded;     /* rdb_last_load_keys_loaded */
 };
 
+/* A value as DUMP and RESTORE hand it to and from persist's RDB serialization (server/ maps
+ * it onto struct persist_rdb_value): a string's bytes or integer, or the byte form of the
+ * other types (store_hash.h, store_list.h, ...). */
+struct cmd_dump_value {
+    enum store_type type;
+    int is_int;          /* STRING only: the value is ival */
+    int64_t ival;
+    const uint8_t *p;    /* borrowed: the bytes or the form */
+    size_t len;
+};
+
 struct cmd_hooks {
     void *srv;                               /* passed back to every hook */
     int64_t (*now_ms)(void *srv);            /* wall clock, unix ms */
@@ -170,6 +181,15 @@ struct cmd_hooks {
      * verified before anything is dropped. Returns 0, or nonzero with errbuf holding the
      * whole error text ("ERR ..."). */
     int (*reload)(void *srv, int nosave, char *errbuf, size_t errbuf_cap);
+    /* DUMP: v's RDB serialization with its footer (version, CRC-64) into dst (cap bytes,
+     * owned by the caller); *out_len its length. TERSE_ETOOBIG with *out_len the room needed
+     * when cap is too small; TERSE_ECORRUPT when v's form does not parse. NULL: DUMP fails. */
+    int (*dump)(void *srv, const struct cmd_dump_value *v, uint8_t *dst, size_t cap,
+                size_t *out_len);
+    /* RESTORE: checks payload's footer (TERSE_EPROTO: version or checksum wrong) and reads
+     * its object into *out (TERSE_ECORRUPT: bad data; TERSE_ETOOBIG, TERSE_ENOMEM). out->p
+     * points into memory server/ owns, or into payload, until the next restore call. */
+    int (*restore)(void *srv, const uint8_t *payload, size_t len, struct cmd_dump_value *out);
     /* A reply to cl outside its own commands (a blocked client served or timed out):
      * client_out opens cl's output buffer as a resp_out (owned by server/, valid until
      * client_out_done), client_out_done closes it and schedules cl: its replies are sent and
@@ -474,6 +494,7 @@ extern const struct cmd_def cmd_sort_defs[];
 extern const struct cmd_def cmd_pubsub_defs[];
 extern const struct cmd_def cmd_zset_defs[];
 extern const struct cmd_def cmd_stream_defs[];
+extern const struct cmd_def cmd_dump_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);

@@ -28,7 +28,7 @@ static const struct cmd_def *const *families(size_t *n)
                                                 cmd_persist_defs, cmd_hash_defs,
                                                 cmd_list_defs, cmd_set_defs, cmd_zset_defs,
                                                 cmd_stream_defs, cmd_multi_defs, cmd_sort_defs,
-                                                cmd_pubsub_defs};
+                                                cmd_pubsub_defs, cmd_dump_defs};
     *n = sizeof(fam) / sizeof(fam[0]);
     return fam;
 }

@@ -115,4 +115,5 @@ void srv_cron(struct srv *s)
     srv_persist_cron(s, now);
     srv_clients_sweep(s, now);
     cmd_server_trim(&s->cmd, CRON_SCRATCH_KEEP);
+    srv_rdb_trim(s, CRON_SCRATCH_KEEP);
 }

@@ -23,6 +23,7 @@
 #include "core/core_config.h"
 #include "core/core_event.h"
 #include "net/net_conn.h"
+#include "persist/persist_rdb.h"
 #include "resp/resp_parse.h"
 #include "resp/resp_write.h"
 
@@ -85,6 +86,7 @@ struct srv {
     int64_t last_cron_ms;
     int idle;                      /* 1 after a poll that waited and found no event */
     struct srv_persist persist;    /* snapshots */
+    struct persist_rdb_work rdb;   /* RESTORE's reader memory (srv_rdb.c), kept between calls */
     int stop;                      /* 1 once shutdown is decided */
     struct srv_client *sched;      /* clients to resume (srv_client.scheduled), borrowed */
     int exit_code;
@@ -123,6 +125,12 @@ void srv_persist_cron(struct srv *s, int64_t now_ms);
 int srv_persist_shutdown(struct srv *s, unsigned flags);
 /* Kills and reaps a BGSAVE child still running. */
 void srv_persist_teardown(struct srv *s);
+
+/* srv_rdb.c */
+/* Fills the DUMP and RESTORE hooks of s->cmd.hooks (RDB serialization, persist_rdb.h). */
+void srv_rdb_hooks_install(struct srv *s);
+/* Frees the RDB reader's memory (all of it at shutdown: keep 0; from cron: buffers above keep). */
+void srv_rdb_trim(struct srv *s, size_t keep);
 
 /* srv_backup.c */
 struct persist_load_stats;

@@ -188,6 +188,7 @@ static int setup(struct srv *s)
     s->cmd.codec = s->codec;
     srv_hooks_install(s);
     srv_persist_hooks_install(s);
+    srv_rdb_hooks_install(s);
     srv_settings_sync(s);
     s->cmd.settings.active_expire = 1;
     make_run_id(s->cmd.settings.run_id);
@@ -215,6 +216,7 @@ static void teardown(struct srv *s)
         srv_close_all_clients(s);
     }
     cmd_server_deinit(&s->cmd);
+    srv_rdb_trim(s, 0);
     codec_ctx_destroy(&s->codec);
     store_shard_destroy(&s->shard);
     if (s->signal_fd >= 0) {

@@ -132,6 +132,12 @@ uint64_t store_entry_idle_s(const struct store_entry *e, int64_t now_ms);
  * meaningful while the shard is in LFU mode (store_access_mode). */
 unsigned store_entry_freq(const struct store_shard *s, const struct store_entry *e,
                           int64_t now_ms);
+/* RESTORE's IDLETIME and FREQ (Redis's objectSetLRUOrLFU) on key in db, expired or not: in
+ * LFU mode a freq >= 0 (0..255) becomes the counter, decremented last at now_ms; in LRU mode an
+ * idle_s >= 0 sets the clock idle_s seconds before now_ms. -1: not given. Missing key: no-op.
+ * Never allocates, never moves an entry. */
+void store_access_set(struct store_shard *s, int db, const void *key, size_t klen,
+                      long long freq, long long idle_s, int64_t now_ms);
 /* Bytes this entry occupies in the arena (its footprint), for MEMORY USAGE and accounting. */
 size_t store_entry_mem(const struct store_entry *e);
 

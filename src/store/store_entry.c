@@ -355,6 +355,25 @@ unsigned store_entry_freq(const struct store_shard *s, const struct store_entry 
     return store_entry_lfu_at(e, now_ms, s->lfu_decay_min);
 }
 
+void store_access_set(struct store_shard *s, int db, const void *key, size_t klen,
+                      long long freq, long long idle_s, int64_t now_ms)
+{
+    struct store_entry *e = store_peek(s, db, key, klen);
+
+    if (e == NULL) {
+        return;
+    }
+    if (s->lfu && freq >= 0) {
+        store_entry_set_access(e, lfu_pack(now_ms, (unsigned)(freq > 255 ? 255 : freq)));
+    } else if (!s->lfu && idle_s >= 0) {
+        /* the clock idle_s seconds back, modulo the clock's 24 bits (Redis's lru_abs) */
+        uint32_t now = store_clock_lru(now_ms);
+        uint64_t idle = (uint64_t)idle_s % ((uint64_t)STORE_LRU_MAX + 1);
+        store_entry_set_access(e, idle <= now ? now - (uint32_t)idle
+                                              : (uint32_t)(STORE_LRU_MAX + 1 - idle + now));
+    }
+}
+
 size_t store_entry_mem(const struct store_entry *e)
 {
     struct store_elens l;

@@ -1,0 +1,503 @@
+/*
+ * persist_rdb_rstream: RDB_TYPE_STREAM_LISTPACKS (1) and _2 as a terse stream form
+ * (store_stream.h; the RDB layout is in persist_rdb_wstream.c).
+ *
+ * Two phases. Phase A reads the payload: every byte a form keeps (an entry's pairs in the
+ * form's (len | bytes) spelling, group and consumer names) goes to w->elems, and one record
+ * per thing (listpack start and end, entry, group, PEL entry, consumer, consumer's PEL ID) to
+ * w->arr, with offsets into w->elems since it may still move. Phase B, once w->elems is
+ * still, builds the model (store_stream.h) from the records with real pointers: entries
+ * appended node by node (a listpack is a node; its deleted entries count in its slots),
+ * groups and consumers inserted by name (a name twice is corrupt), and each PEL entry given
+ * the consumer whose own PEL names it (an entry no consumer or two consumers claim is
+ * corrupt: terse keeps an owner for each). The model is encoded into w->out and the form
+ * decoded once more, which checks every order and count, before it is returned.
+ *
+ * Version 1 payloads carry no entries-added, max-deleted or entries-read: entries-added is
+ * the length, max-deleted 0-0, and a group's entries-read is estimated as Redis 7.0 does
+ * (streamEstimateDistanceFromFirstEverEntry).
+ */
+#include "persist/persist_rdb_internal.h"
+
+#include <string.h>
+
+#include "codec/codec_varint.h"
+#include "terse/status.h"
+
+enum srec_kind { SREC_NODE, SREC_NODE_END, SREC_ENTRY, SREC_GROUP, SREC_PEL, SREC_CONS,
+                 SREC_CPEL };
+
+/* One record of phase A. Fields by kind:
+ *   NODE_END: a = deleted entries of the listpack     ENTRY: id, n = pairs, off/len = pairs
+ *   GROUP: off/len = name, id = last delivered, x = entries read, n = PEL size, m = consumers
+ *   PEL: id, x = delivery time, n = delivery count, m = owner + 1 (0: none yet)
+ *   CONS: off/len = name, x = seen time, n = its PEL size      CPEL: id */
+struct srec {
+    int kind;
+    struct store_stream_id id;
+    uint64_t n, m, a;
+    int64_t x;
+    size_t off, len;
+};
+
+static int rec(struct rdb_r *r, const struct srec *s)
+{
+    int st = rdb_buf_put(&r->w->alloc, &r->w->arr, s, sizeof(*s));
+    return st == TERSE_OK ? TERSE_OK : rdb_r_fail(r, st, "out of memory");
+}
+
+static int keep_bytes(struct rdb_r *r, const uint8_t *p, size_t n, bool prefixed)
+{
+    uint8_t v[10];
+    size_t k = codec_varint_put(v, n);
+    int st = prefixed ? rdb_buf_put(&r->w->alloc, &r->w->elems, v, k) : TERSE_OK;
+
+    if (st == TERSE_OK) {
+        st = rdb_buf_put(&r->w->alloc, &r->w->elems, p, n);
+    }
+    return st == TERSE_OK ? TERSE_OK : rdb_r_fail(r, st, "out of memory");
+}
+
+static int lp_int(struct rdb_r *r, struct rdb_blob_it *it, long long *v)
+{
+    struct rdb_elem e;
+
+    if (rdb_blob_next(it, &e) != 1 || !rdb_elem_int(&e, v)) {
+        return rdb_r_fail(r, TERSE_ECORRUPT, "a stream listpack is corrupt");
+    }
+    return TERSE_OK;
+}
+
+static int lp_keep(struct rdb_r *r, const struct rdb_elem *e)
+{
+    char num[24];
+    const uint8_t *p;
+    size_t n;
+
+    rdb_elem_bytes(e, num, &p, &n);
+    return keep_bytes(r, p, n, true);
+}
+
+/* One entry after its flags: ID deltas, fields (or the master's), values, lp-count. */
+static int lp_entry(struct rdb_r *r, struct rdb_blob_it *it, long long flags,
+                    const struct store_stream_id *master, const struct rdb_elem *mf,
+                    long long n_mf, uint64_t *deleted)
+{
+    struct srec s = {.kind = SREC_ENTRY, .off = r->w->elems.len};
+    long long dms, dseq, nf = n_mf, lp_count;
+    struct rdb_elem f, v;
+    bool same = (flags & STREAM_FLAG_SAMEFIELDS) != 0;
+
+    if (lp_int(r, it, &dms) != TERSE_OK || lp_int(r, it, &dseq) != TERSE_OK ||
+        (!same && lp_int(r, it, &nf) != TERSE_OK)) {
+        return r->st;
+    }
+    if (nf < 1 || (uint64_t)nf > (uint64_t)(it->end - it->p)) {
+        return rdb_r_fail(r, TERSE_ECORRUPT, "a stream entry's field count is wrong");
+    }
+    for (long long i = 0; i < nf; i++) {
+        if (!same && rdb_blob_next(it, &f) != 1) {
+            return rdb_r_fail(r, TERSE_ECORRUPT, "a stream listpack is corrupt");
+        }
+        if (rdb_blob_next(it, &v) != 1) {
+            return rdb_r_fail(r, TERSE_ECORRUPT, "a stream listpack is corrupt");
+        }
+        if (lp_keep(r, same ? &mf[i] : &f) != TERSE_OK || lp_keep(r, &v) != TERSE_OK) {
+            return r->st;
+        }
+    }
+    if (lp_int(r, it, &lp_count) != TERSE_OK) {
+        return r->st;
+    }
+    if (lp_count != nf + 3 + (same ? 0 : nf + 1)) {
+        return rdb_r_fail(r, TERSE_ECORRUPT, "a stream entry's lp-count is wrong");
+    }
+    if (flags & STREAM_FLAG_DELETED) {
+        r->w->elems.len = s.off;
+        (*deleted)++;
+        return TERSE_OK;
+    }
+    s.id.ms = master->ms + (uint64_t)dms;
+    s.id.seq = master->seq + (uint64_t)dseq;
+    s.n = (uint64_t)nf;
+    s.len = r->w->elems.len - s.off;
+    return rec(r, &s);
+}
+
+/* One listpack node: master ID, then the listpack. */
+static int read_node(struct rdb_r *r, uint64_t *n_live)
+{
+    struct rdb_str key, lp;
+    struct rdb_blob_it it;
+    struct store_stream_id master = {0, 0};
+    struct rdb_elem e, *mf;
+    long long count, deleted_n, n_mf, zero;
+    uint64_t deleted = 0, live = 0;
+    struct srec end = {.kind = SREC_NODE_END}, start = {.kind = SREC_NODE};
+    int rc;
+
+    if (rdb_r_string(r, &key, &r->w->str) != TERSE_OK) {
+        return r->st;
+    }
+    if (key.len != 16) {
+        return rdb_r_fail(r, TERSE_ECORRUPT, "a stream node key is not an ID");
+    }
+    for (int i = 0; i < 8; i++) {
+        master.ms = master.ms << 8 | key.p[i];
+        master.seq = master.seq << 8 | key.p[8 + i];
+    }
+    if (rdb_r_string(r, &lp, &r->w->blob) != TERSE_OK || rec(r, &start) != TERSE_OK) {
+        return r->st;
+    }
+    if (rdb_blob_open(&it, RDB_BLOB_LISTPACK, lp.p, lp.len) != TERSE_OK) {
+        return rdb_r_fail(r, TERSE_ECORRUPT, "a stream listpack's header is wrong");
+    }
+    if (lp_int(r, &it, &count) != TERSE_OK || lp_int(r, &it, &deleted_n) != TERSE_OK ||
+        lp_int(r, &it, &n_mf) != TERSE_OK) {
+        return r->st;
+    }
+    if (n_mf < 1 || (uint64_t)n_mf > lp.len) {
+        return rdb_r_fail(r, TERSE_ECORRUPT, "a stream master entry is wrong");
+    }
+    /* The master fields, pointing into the listpack, in w->str (free while it is walked). */
+    r->w->str.len = 0;
+    if (rdb_buf_reserve(&r->w->alloc, &r->w->str, (size_t)n_mf * sizeof(*mf)) != TERSE_OK) {
+        return rdb_r_fail(r, TERSE_ENOMEM, "out of memory");
+    }
+    mf = (struct rdb_elem *)(void *)r->w->str.p;
+    for (long long i = 0; i < n_mf; i++) {
+        if (rdb_blob_next(&it, &mf[i]) != 1) {
+            return rdb_r_fail(r, TERSE_ECORRUPT, "a stream master entry is wrong");
+        }
+    }
+    if (lp_int(r, &it, &zero) != TERSE_OK || zero != 0) {
+        return rdb_r_fail(r, TERSE_ECORRUPT, "a stream master entry is wrong");
+    }
+    while ((rc = rdb_blob_next(&it, &e)) == 1) {
+        long long flags;
+        uint64_t before = deleted;
+
+        if (!rdb_elem_int(&e, &flags)) {
+            return rdb_r_fail(r, TERSE_ECORRUPT, "a stream entry's flags are wrong");
+        }
+        if (lp_entry(r, &it, flags, &master, mf, n_mf, &deleted) != TERSE_OK) {
+            return r->st;
+        }
+        live += deleted == before;
+    }
+    if (rc < 0 || live != (uint64_t)count || deleted != (uint64_t)deleted_n || live == 0) {
+        return rdb_r_fail(r, TERSE_ECORRUPT, "a stream listpack's counts are wrong");
+    }
+    *n_live += live;
+    end.a = deleted;
+    return rec(r, &end);
+}
+
+static int read_ms(struct rdb_r *r, int64_t *ms)
+{
+    const uint8_t *p;
+
+    if (rdb_r_raw(r, &p, 8) != TERSE_OK) {
+        return r->st;
+    }
+    *ms = (int64_t)rdb_get_le(p, 8);
+    return TERSE_OK;
+}
+
+static int read_raw_id(struct rdb_r *r, struct store_stream_id *id)
+{
+    const uint8_t *p;
+
+    if (rdb_r_raw(r, &p, 16) != TERSE_OK) {
+        return r->st;
+    }
+    id->ms = id->seq = 0;
+    for (int i = 0; i < 8; i++) {
+        id->ms = id->ms << 8 | p[i];
+        id->seq = id->seq << 8 | p[8 + i];
+    }
+    return TERSE_OK;
+}
+
+static int read_name(struct rdb_r *r, struct srec *s)
+{
+    struct rdb_str name;
+
+    if (rdb_r_string(r, &name, &r->w->str) != TERSE_OK) {
+        return r->st;
+    }
+    s->off = r->w->elems.len;
+    s->len = name.len;
+    return keep_bytes(r, name.p, name.len, false);
+}
+
+/* Redis 7.0's streamEstimateDistanceFromFirstEverEntry, for version 1 payloads. */
+static int64_t estimate_read(const struct store_stream *h, uint64_t length,
+                             const struct store_stream_id *first, const struct store_stream_id *id)
+{
+    int cmp_last = store_stream_id_cmp(id, &h->last_id), cmp_first;
+
+    if (h->entries_added == 0) {
+        return 0;
+    }
+    if (length == 0 && cmp_last < 1) {
+        return (int64_t)h->entries_added;
+    }
+    if (cmp_last == 0) {
+        return (int64_t)h->entries_added;
+    }
+    if (cmp_last > 0) {
+        return -1;
+    }
+    cmp_first = store_stream_id_cmp(id, first);
+    if (cmp_first < 0) {
+        return (int64_t)(h->entries_added - length);
+    }
+    if (cmp_first == 0) {
+        return (int64_t)(h->entries_added - length + 1);
+    }
+    return -1;
+}
+
+static int read_groups(struct rdb_r *r, int type, const struct store_stream *h, uint64_t length,
+                       const struct store_stream_id *first)
+{
+    uint64_t n_groups;
+
+    if (rdb_r_count(r, &n_groups, 4) != TERSE_OK) {
+        return r->st;
+    }
+    for (uint64_t g = 0; g < n_groups; g++) {
+        struct srec s = {.kind = SREC_GROUP};
+        uint64_t er;
+
+        if (read_name(r, &s) != TERSE_OK || rdb_r_len(r, &s.id.ms, NULL) != TERSE_OK ||
+            rdb_r_len(r, &s.id.seq, NULL) != TERSE_OK) {
+            return r->st;
+        }
+        if (type == RDB_TYPE_STREAM_LISTPACKS_2) {
+            if (rdb_r_len(r, &er, NULL) != TERSE_OK) {
+                return r->st;
+            }
+            s.x = (int64_t)er;
+        } else {
+            s.x = estimate_read(h, length, first, &s.id);
+        }
+        if (s.x < -1 || rdb_r_count(r, &s.n, 18) != TERSE_OK) {
+            return rdb_r_fail(r, TERSE_ECORRUPT, "a group's counters are wrong");
+        }
+        /* the consumers count is read after the PEL: patched into the record below */
+        size_t at = r->w->arr.len;
+        if (rec(r, &s) != TERSE_OK) {
+            return r->st;
+        }
+        for (uint64_t i = 0; i < s.n; i++) {
+            struct srec p = {.kind = SREC_PEL};
+            if (read_raw_id(r, &p.id) != TERSE_OK || read_ms(r, &p.x) != TERSE_OK ||
+                rdb_r_len(r, &p.n, NULL) != TERSE_OK || rec(r, &p) != TERSE_OK) {
+                return r->st;
+            }
+        }
+        if (rdb_r_count(r, &s.m, 10) != TERSE_OK) {
+            return r->st;
+        }
+        memcpy(r->w->arr.p + at, &s, sizeof(s));
+        for (uint64_t c = 0; c < s.m; c++) {
+            struct srec cs = {.kind = SREC_CONS};
+            if (read_name(r, &cs) != TERSE_OK || read_ms(r, &cs.x) != TERSE_OK ||
+                rdb_r_count(r, &cs.n, 16) != TERSE_OK || rec(r, &cs) != TERSE_OK) {
+                return r->st;
+            }
+            for (uint64_t i = 0; i < cs.n; i++) {
+                struct srec id = {.kind = SREC_CPEL};
+                if (read_raw_id(r, &id.id) != TERSE_OK || rec(r, &id) != TERSE_OK) {
+                    return r->st;
+                }
+            }
+        }
+    }
+    return TERSE_OK;
+}
+
+/* Phase B for one group: recs[0] is its GROUP record. *used gets the records it took. */
+static int build_group(struct store_stream *s, struct srec *recs, size_t n_recs,
+                       const uint8_t *base, size_t *used)
+{
+    struct srec *gr = &recs[0], *pel = &recs[1], *c;
+    struct store_stream_group *g;
+    size_t gi, k;
+    bool found;
+
+    gi = store_stream_group_find(s, base + gr->off, gr->len, &found);
+    if (found) {
+        return TERSE_ECORRUPT;
+    }
+    if (store_stream_group_insert(s, gi, base + gr->off, gr->len, gr->id, gr->x) != TERSE_OK) {
+        return TERSE_ENOMEM;
+    }
+    g = &s->groups[gi];
+    k = 1 + gr->n;
+    for (uint64_t i = 0; i < gr->m; i++) { /* consumers first: their indexes are then final */
+        size_t ci;
+        c = &recs[k];
+        ci = store_stream_consumer_find(g, base + c->off, c->len, &found);
+        if (found) {
+            return TERSE_ECORRUPT;
+        }
+        if (store_stream_consumer_insert(s, g, ci, base + c->off, c->len, c->x) != TERSE_OK) {
+            return TERSE_ENOMEM;
+        }
+        k += 1 + c->n;
+    }
+    k = 1 + gr->n;
+    for (uint64_t i = 0; i < gr->m; i++) {
+        size_t ci;
+        c = &recs[k];
+        ci = store_stream_consumer_find(g, base + c->off, c->len, &found);
+        for (uint64_t j = 0; j < c->n; j++) {
+            /* the PEL is in ID order (checked below): binary search for the claimed ID */
+            size_t lo = 0, hi = gr->n;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (store_stream_id_cmp(&pel[mid].id, &recs[k + 1 + j].id) < 0) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            if (lo == gr->n || store_stream_id_cmp(&pel[lo].id, &recs[k + 1 + j].id) != 0 ||
+                pel[lo].m != 0) {
+                return TERSE_ECORRUPT;
+            }
+            pel[lo].m = ci + 1;
+        }
+        k += 1 + c->n;
+    }
+    for (uint64_t i = 0; i < gr->n; i++) {
+        struct store_stream_pending p = {.id = pel[i].id, .delivery_ms = pel[i].x,
+                                         .delivery_count = pel[i].n};
+        if (pel[i].m == 0 || (i > 0 && store_stream_id_cmp(&pel[i - 1].id, &pel[i].id) >= 0)) {
+            return TERSE_ECORRUPT;
+        }
+        p.consumer = (size_t)pel[i].m - 1;
+        if (store_stream_pel_insert(s, g, g->n_pel, &p) != TERSE_OK) {
+            return TERSE_ENOMEM;
+        }
+    }
+    *used = k;
+    return k <= n_recs ? TERSE_OK : TERSE_ECORRUPT;
+}
+
+static int build(struct rdb_r *r, struct store_stream *s)
+{
+    struct srec *recs = (struct srec *)(void *)r->w->arr.p;
+    size_t n = r->w->arr.len / sizeof(*recs), i = 0, used;
+    const uint8_t *base = r->w->elems.p;
+    bool new_node = false;
+    int st;
+
+    while (i < n) {
+        struct srec *x = &recs[i];
+        switch (x->kind) {
+        case SREC_NODE:
+            new_node = true;
+            i++;
+            break;
+        case SREC_NODE_END:
+            s->nodes[s->n_nodes - 1].slots += x->a; /* read_node refuses a node with no entry */
+            i++;
+            break;
+        case SREC_ENTRY: {
+            struct store_stream_entry e = {.id = x->id, .n_pairs = x->n, .pairs = base + x->off,
+                                           .pairs_len = x->len};
+            size_t node_max = new_node && s->n_nodes > 0 ? s->nodes[s->n_nodes - 1].slots : 0;
+            if (store_stream_append(s, &e, node_max) != TERSE_OK) {
+                return rdb_r_fail(r, TERSE_ENOMEM, "out of memory");
+            }
+            new_node = false;
+            i++;
+            break;
+        }
+        case SREC_GROUP:
+            st = build_group(s, x, n - i, base, &used);
+            if (st != TERSE_OK) {
+                return rdb_r_fail(r, st, "a consumer group is corrupt");
+            }
+            i += used;
+            break;
+        default:
+            return rdb_r_fail(r, TERSE_ECORRUPT, "a consumer group is corrupt");
+        }
+    }
+    return TERSE_OK;
+}
+
+int rdb_read_stream(struct rdb_r *r, int type)
+{
+    struct store_stream s, check;
+    struct store_stream_id first = {0, 0};
+    uint64_t n_lp, length, n_live = 0;
+    size_t size;
+    int st;
+
+    store_stream_init(&s, &r->w->alloc);
+    if (rdb_r_count(r, &n_lp, 2) != TERSE_OK) {
+        return r->st;
+    }
+    for (uint64_t i = 0; i < n_lp; i++) {
+        if (read_node(r, &n_live) != TERSE_OK) {
+            return r->st;
+        }
+    }
+    if (rdb_r_len(r, &length, NULL) != TERSE_OK || rdb_r_len(r, &s.last_id.ms, NULL) != TERSE_OK ||
+        rdb_r_len(r, &s.last_id.seq, NULL) != TERSE_OK) {
+        return r->st;
+    }
+    if (type == RDB_TYPE_STREAM_LISTPACKS_2) {
+        if (rdb_r_len(r, &first.ms, NULL) != TERSE_OK || rdb_r_len(r, &first.seq, NULL) != TERSE_OK ||
+            rdb_r_len(r, &s.max_deleted.ms, NULL) != TERSE_OK ||
+            rdb_r_len(r, &s.max_deleted.seq, NULL) != TERSE_OK ||
+            rdb_r_len(r, &s.entries_added, NULL) != TERSE_OK) {
+            return r->st;
+        }
+    } else {
+        s.entries_added = length;
+        if (n_live > 0) {
+            const struct srec *x = (const struct srec *)(const void *)r->w->arr.p;
+            while (x->kind != SREC_ENTRY) {
+                x++; /* the first entry record: there is one, n_live > 0 */
+            }
+            first = x->id;
+        }
+    }
+    if (length != n_live) {
+        return rdb_r_fail(r, TERSE_ECORRUPT, "a stream's length is wrong");
+    }
+    if (read_groups(r, type, &s, length, &first) != TERSE_OK) {
+        return r->st;
+    }
+    st = build(r, &s);
+    if (st == TERSE_OK) {
+        size = store_stream_size(&s);
+        r->w->out.len = 0;
+        if (size > CODEC_VALUE_MAX) {
+            st = rdb_r_fail(r, TERSE_ETOOBIG, "value too large");
+        } else if (rdb_buf_reserve(&r->w->alloc, &r->w->out, size) != TERSE_OK) {
+            st = rdb_r_fail(r, TERSE_ENOMEM, "out of memory");
+        } else if (store_stream_encode(&s, r->w->out.p, r->w->out.cap, &r->w->out.len) !=
+                   TERSE_OK) {
+            st = rdb_r_fail(r, TERSE_ECORRUPT, "a stream that cannot be written");
+        }
+    }
+    store_stream_deinit(&s);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    st = store_stream_decode(&check, &r->w->alloc, r->w->out.p, r->w->out.len);
+    store_stream_deinit(&check);
+    if (st != TERSE_OK) {
+        return rdb_r_fail(r, st, st == TERSE_ENOMEM ? "out of memory"
+                                                    : "a stream's IDs or names are out of order");
+    }
+    return TERSE_OK;
+}

@@ -1,0 +1,55 @@
+/*
+ * srv_rdb: DUMP and RESTORE's hooks (struct cmd_hooks dump, restore) onto persist's RDB
+ * serialization (persist_rdb.h).
+ *
+ * Memory: DUMP writes into the buffer cmd hands over (its scratch2) and allocates only a
+ * stream's model, through the server's counting allocator. RESTORE reads into s->rdb, the
+ * reader's working memory, owned here: grown with the server's allocator, kept between calls
+ * (cron frees buffers above CRON_SCRATCH_KEEP), freed at shutdown.
+ */
+#include "persist/persist_rdb.h"
+#include "server/srv_internal.h"
+#include "terse/status.h"
+
+static int hook_dump(void *arg, const struct cmd_dump_value *v, uint8_t *dst, size_t cap,
+                     size_t *out_len)
+{
+    struct srv *s = arg;
+    struct persist_rdb_value pv = {.type = v->type, .is_int = v->is_int, .ival = v->ival,
+                                   .p = v->p, .len = v->len};
+
+    return persist_rdb_dump(&pv, &s->cmd.alloc, dst, cap, out_len);
+}
+
+static int hook_restore(void *arg, const uint8_t *payload, size_t len, struct cmd_dump_value *out)
+{
+    struct srv *s = arg;
+    struct persist_rdb_value pv;
+    int st;
+
+    if (persist_rdb_payload_check(payload, len) != TERSE_OK) {
+        return TERSE_EPROTO;
+    }
+    st = persist_rdb_value_read(&s->rdb, payload, len - PERSIST_RDB_FOOTER_LEN, &pv, NULL);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    out->type = pv.type;
+    out->is_int = pv.is_int;
+    out->ival = pv.ival;
+    out->p = pv.p;
+    out->len = pv.len;
+    return TERSE_OK;
+}
+
+void srv_rdb_hooks_install(struct srv *s)
+{
+    persist_rdb_work_init(&s->rdb, &s->cmd.alloc);
+    s->cmd.hooks.dump = hook_dump;
+    s->cmd.hooks.restore = hook_restore;
+}
+
+void srv_rdb_trim(struct srv *s, size_t keep)
+{
+    persist_rdb_work_trim(&s->rdb, keep);
+}
