@@ -21,6 +21,8 @@
 
 struct cmd_server;
 struct cmd_client;
+struct cmd_repl_info;
+struct cmd_repl_replica;
 
 /* ---- clients ----------------------------------------------------------------------------- */
 
@@ -35,7 +37,9 @@ enum cmd_client_flags {
     CMD_CLIENT_BLOCKED = 1 << 7,           /* waits in a blocking command (cmd_block.c) */
     CMD_CLIENT_REPLY_OFF = 1 << 8,         /* CLIENT REPLY OFF: replies dropped, pushes sent */
     CMD_CLIENT_REPLY_SKIP = 1 << 9,        /* this command's reply is dropped (CLIENT REPLY SKIP) */
-    CMD_CLIENT_REPLY_SKIP_NEXT = 1 << 10   /* CLIENT REPLY SKIP ran: the next command's is */
+    CMD_CLIENT_REPLY_SKIP_NEXT = 1 << 10,  /* CLIENT REPLY SKIP ran: the next command's is */
+    CMD_CLIENT_REPLICA = 1 << 11           /* SYNC/PSYNC made it a replica: it gets the write
+                                              feed; only REPLCONF runs, nothing is replied */
 };
 
 /*
@@ -197,7 +201,51 @@ struct cmd_hooks {
      * block (they answer as they do inside MULTI). */
     struct resp_out *(*client_out)(void *srv, struct cmd_client *cl);
     void (*client_out_done)(void *srv, struct cmd_client *cl);
+    /* The write feed (cmd_feed.c): len bytes of RESP commands (SELECT, MULTI/EXEC and the
+     * writes, as Redis propagates them) for every replica and the AOF. p is borrowed for the
+     * call. p == NULL: ops were lost (no memory to hold them); the consumers cannot follow
+     * the dataset any more and must start over (replicas resync). NULL hook: no feed. */
+    void (*feed)(void *srv, const uint8_t *p, size_t len);
+    /* Replication (server/srv_repl.c); NULL hooks: SYNC and PSYNC fail, INFO shows none.
+     * repl_sync: cl asked SYNC (psync 0) or PSYNC replid offset; on CMD_REPL_FULL and
+     * CMD_REPL_CONTINUE it is a replica from now on. replid_out: the server's replid. */
+    int (*repl_sync)(void *srv, struct cmd_client *cl, const char *replid, long long offset,
+                     int psync, char replid_out[41]);
+    /* REPLCONF: what (enum cmd_repl_conf) with its number or text. */
+    void (*repl_conf)(void *srv, struct cmd_client *cl, int what, long long num,
+                      const char *text);
+    /* INFO replication, ROLE: the figures, and replica(arg, r) for each replica. */
+    void (*repl_info)(void *srv, struct cmd_repl_info *out,
+                      void (*replica)(void *arg, const struct cmd_repl_replica *r), void *arg);
 };
+
+/* Replication (server/srv_repl.c): INFO replication and ROLE figures. */
+struct cmd_repl_replica {
+    char ip[64];
+    int port;            /* REPLCONF listening-port, 0 when not told */
+    const char *state;   /* "wait_bgsave", "send_bulk", "online" */
+    uint64_t offset;     /* last REPLCONF ACK */
+    long long lag;       /* seconds since it */
+};
+
+struct cmd_repl_info {
+    char replid[41];
+    uint64_t offset;             /* master_repl_offset */
+    size_t n_replicas;
+    int backlog_active;
+    uint64_t backlog_size, backlog_first, backlog_histlen;
+};
+
+/* What SYNC or PSYNC turned into (hooks.repl_sync). */
+enum cmd_repl_result {
+    CMD_REPL_FULL = 0,     /* a full resynchronisation: the server sends everything */
+    CMD_REPL_CONTINUE = 1, /* PSYNC continues: "+CONTINUE <replid>" is the caller's reply */
+    CMD_REPL_IGNORED = 2,  /* already a replica */
+    CMD_REPL_FAILED = 3    /* no memory */
+};
+
+/* REPLCONF fields a replica tells (hooks.repl_conf). */
+enum cmd_repl_conf { CMD_REPLCONF_PORT = 0, CMD_REPLCONF_IP = 1, CMD_REPLCONF_ACK = 2 };
 
 /* Outcome of the save hooks. */
 enum cmd_save_result {
@@ -282,6 +330,36 @@ struct cmd_stats {
     size_t n_errstats;
 };
 
+/*
+ * The write feed (cmd_feed.c): while a consumer is attached (a replica, the AOF), every
+ * command that changed the dataset is recorded as Redis propagates it (the command as sent,
+ * or rewritten where replaying it would not give the same result: relative times made
+ * absolute, blocking and random commands made plain), with the DELs of keys that expired or
+ * were evicted. The ops of one execution unit (a command, a whole EXEC, an expiry step)
+ * collect in buf and go out together at its end, wrapped in MULTI/EXEC when there are several.
+ * Buffers: owned here, grown with the server's allocator and kept (a warm feed allocates
+ * nothing); cmd_server_deinit frees them.
+ */
+struct cmd_feed_op {
+    size_t off, len; /* its RESP array in buf */
+    int db;
+};
+
+struct cmd_feed {
+    int on;            /* hooks.feed has a consumer: commands record their ops */
+    int sel_db;        /* db the feed last selected; -1: the next op selects first */
+    int lost;          /* an op could not be held: the unit is reported lost at its end */
+    uint64_t changes;  /* store changes seen by the change listener (keys written) */
+    uint8_t *buf;      /* the unit's ops, RESP arrays back to back */
+    size_t len, cap;
+    struct cmd_feed_op *ops;
+    size_t n_ops, ops_cap;
+    uint8_t *out;      /* what cmd_feed_flush hands to hooks.feed */
+    size_t out_len, out_cap;
+    struct resp_slice *argv; /* room where a handler builds a long rewrite (cmd_feed_argv) */
+    size_t argv_cap;
+};
+
 struct cmd_server {
     struct store_shard *shard;   /* the one shard (first version: one worker) */
     struct codec_ctx *codec;     /* the worker's codec context */
@@ -325,6 +403,7 @@ struct cmd_server {
     /* The command running (cmd_dispatch, a blocked client served), NULL outside one: a
      * message for its client goes to its output (cmd_pubsub_publish_raw). */
     struct cmd_call *cur_call;
+    struct cmd_feed feed;        /* replication and AOF (cmd_feed.c) */
 };
 
 /* Counts an error reply of code (its first word) for INFO stats and errorstats: the
@@ -421,7 +500,44 @@ struct cmd_call {
                                       key it left empty (cmd_notify_edit reports it) */
     size_t pushed;                 /* out->len after the last push message to the client
                                       (cmd_push_begin/end): what a silenced client keeps */
+    unsigned feed;                 /* enum cmd_feed_flags, set by the handler */
+    uint64_t feed_changes;         /* srv->feed.changes as the handler started */
 };
+
+/* How a command reaches the write feed (cmd_feed.c). By default a CMD_WRITE command that
+ * changed a key is fed as it was sent. */
+enum cmd_feed_flags {
+    CMD_FEED_PREVENT = 1 << 0, /* the handler fed its own ops (or none): not the command */
+    CMD_FEED_FORCE = 1 << 1,   /* fed even if no key changed (FLUSHALL, SWAPDB, PUBLISH) */
+    CMD_FEED_NO_MULTI = 1 << 2 /* set by cmd_run for CMD_ARBITRARY_KEYS: the unit's ops (lazy
+                                  expiry's DELs) are not wrapped in MULTI/EXEC */
+};
+
+/* ---- the write feed (cmd_feed.c) --------------------------------------------------------- */
+
+/* server/: a consumer attached (on) or the last one left. Attaching also makes the next op
+ * select its db first, as a new replica's stream must. */
+void cmd_feed_enable(struct cmd_server *srv, int on);
+/* 1 while commands record their ops (handlers test it before building a rewrite). */
+static inline int cmd_feed_on(const struct cmd_call *c)
+{
+    return c->srv->feed.on;
+}
+/* 1 when the feed is on and the running handler changed a key so far. */
+static inline int cmd_feed_changed(const struct cmd_call *c)
+{
+    return c->srv->feed.on && c->srv->feed.changes != c->feed_changes;
+}
+/* Records an op of argc arguments in db for the unit (Redis's alsoPropagate). */
+void cmd_feed_op(struct cmd_call *c, int db, const struct resp_slice *argv, size_t argc);
+/* The command is fed as argv instead of as sent (Redis's rewriteClientCommandVector): records
+ * it in the client's db and sets CMD_FEED_PREVENT. */
+void cmd_feed_rewrite(struct cmd_call *c, const struct resp_slice *argv, size_t argc);
+/* An op outside any command (a key deleted by the cron's expiry, by eviction): DEL key. */
+void cmd_feed_del(struct cmd_server *srv, int db, const void *key, size_t klen);
+/* Ends an execution unit: hands its ops to hooks.feed, inside MULTI/EXEC when there are
+ * several and wrap is set (not for expiry and eviction batches, nor SCAN and RANDOMKEY). */
+void cmd_feed_flush(struct cmd_server *srv, int wrap);
 
 /* A push message (pub/sub: a message, a subscription confirmation) is written to c's own
  * client: pushes reach a client whose replies are off (CLIENT REPLY OFF|SKIP), as Redis's
@@ -456,8 +572,10 @@ enum cmd_flags {
     CMD_ALLOW_BUSY = 1 << 21,
     CMD_TX_NOW = 1 << 22,         /* terse's own: runs at once inside MULTI, never queued
                                      (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET) */
-    CMD_SUB_OK = 1 << 23          /* terse's own: allowed to a RESP2 client with
+    CMD_SUB_OK = 1 << 23,         /* terse's own: allowed to a RESP2 client with
                                      subscriptions ((P|S)(UN)SUBSCRIBE, PING, QUIT, RESET) */
+    CMD_ARBITRARY_KEYS = 1 << 24  /* may touch any key (SCAN, RANDOMKEY): Redis's hidden
+                                     TOUCHES_ARBITRARY_KEYS, for the write feed */
 };
 
 /*
@@ -495,6 +613,7 @@ extern const struct cmd_def cmd_pubsub_defs[];
 extern const struct cmd_def cmd_zset_defs[];
 extern const struct cmd_def cmd_stream_defs[];
 extern const struct cmd_def cmd_dump_defs[];
+extern const struct cmd_def cmd_repl_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);

@@ -218,9 +218,16 @@ static int retry(struct cmd_server *srv, struct cmd_client *cl)
     cl->out = call.out;
     prev = srv->cur_call;
     srv->cur_call = &call;
+    call.feed_changes = srv->feed.changes;
     d->proc(&call);
     srv->cur_call = prev;
     cl->out = NULL;
+    if (srv->feed.on) {
+        if (!call.blocked) {
+            cmd_feed_after(&call, d);
+        }
+        cmd_feed_flush(srv, 1); /* each served client is a unit of its own, as in Redis */
+    }
     if (!call.blocked) {
         if (d->flags & CMD_WRITE) {
             srv->dirty++;

@@ -87,6 +87,9 @@ static size_t client_line(struct cmd_call *c, const struct cmd_client *cl, char 
     if (cl->flags & CMD_CLIENT_BLOCKED) {
         flags[fl++] = 'b';
     }
+    if (cl->flags & CMD_CLIENT_REPLICA) {
+        flags[fl++] = 'S';
+    }
     if (cl->flags & CMD_CLIENT_MULTI) {
         flags[fl++] = 'x';
     }
@@ -138,7 +141,13 @@ static int id_selected(const struct cmd_call *c, const struct cmd_client *cl)
 
 /* A client type of CLIENT LIST and CLIENT KILL at argv[i]: CLIENT_TYPE_*, or -1 after
  * replying the error. */
-enum { CLIENT_TYPE_ANY = -2, CLIENT_TYPE_NORMAL = 0, CLIENT_TYPE_PUBSUB, CLIENT_TYPE_OTHER };
+enum {
+    CLIENT_TYPE_ANY = -2,
+    CLIENT_TYPE_NORMAL = 0,
+    CLIENT_TYPE_PUBSUB,
+    CLIENT_TYPE_REPLICA,
+    CLIENT_TYPE_OTHER
+};
 
 static int client_type_or_reply(struct cmd_call *c, size_t i)
 {
@@ -148,9 +157,11 @@ static int client_type_or_reply(struct cmd_call *c, size_t i)
     if (cmd_arg_is(c, i, "pubsub")) {
         return CLIENT_TYPE_PUBSUB;
     }
-    if (cmd_arg_is(c, i, "master") || cmd_arg_is(c, i, "replica") ||
-        cmd_arg_is(c, i, "slave")) {
-        return CLIENT_TYPE_OTHER; /* terse has neither: no client is of these types */
+    if (cmd_arg_is(c, i, "replica") || cmd_arg_is(c, i, "slave")) {
+        return CLIENT_TYPE_REPLICA;
+    }
+    if (cmd_arg_is(c, i, "master")) {
+        return CLIENT_TYPE_OTHER; /* terse is never a replica: no client is its master */
     }
     resp_write_errorf(c->out, "ERR Unknown client type '%.*s'",
                       c->argv[i].len > 128 ? 128 : (int)c->argv[i].len,
@@ -165,9 +176,11 @@ static int type_ok(const struct cmd_client *cl, int type)
     case CLIENT_TYPE_ANY:
         return 1;
     case CLIENT_TYPE_NORMAL:
-        return !cmd_pubsub_any(cl);
+        return !cmd_pubsub_any(cl) && !(cl->flags & CMD_CLIENT_REPLICA);
     case CLIENT_TYPE_PUBSUB:
         return cmd_pubsub_any(cl);
+    case CLIENT_TYPE_REPLICA:
+        return (cl->flags & CMD_CLIENT_REPLICA) != 0;
     default:
         return 0;
     }

@@ -158,6 +158,21 @@ static int restore_store(struct cmd_call *c, const struct resp_slice *key,
     return cmd_value_store_form(c, c->cl->db, key, v->type, v->len, flags);
 }
 
+/* RESTORE with a relative TTL is fed with the absolute one and ABSTTL, as Redis 7.0 does. */
+static void feed_absttl(struct cmd_call *c, long long when_ms)
+{
+    struct resp_slice *v = cmd_feed_argv(c->srv, c->argc + 1);
+    char num[CMD_FEED_NUM];
+
+    if (v == NULL) {
+        return;
+    }
+    memcpy(v, c->argv, c->argc * sizeof(*v));
+    v[2] = cmd_feed_ll(num, when_ms);
+    v[c->argc] = cmd_feed_str("ABSTTL");
+    cmd_feed_rewrite(c, v, c->argc + 1);
+}
+
 /* RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency] */
 static void dump_restore(struct cmd_call *c)
 {
@@ -209,6 +224,7 @@ static void dump_restore(struct cmd_call *c)
         /* already expired: nothing is created; what REPLACE deleted is reported */
         if (deleted) {
             cmd_notify(c, CMD_NOTIFY_GENERIC, "del", key);
+            cmd_feed_rewrite_del(c, key);
         }
         resp_write_ok(c->out);
         return;
@@ -226,6 +242,9 @@ static void dump_restore(struct cmd_call *c)
     }
     store_access_set(s, c->cl->db, key->p, key->len, o.freq, o.idle, c->now_ms);
     cmd_notify(c, CMD_NOTIFY_GENERIC, "restore", key);
+    if (ttl != 0 && !o.absttl) {
+        feed_absttl(c, ttl);
+    }
     resp_write_ok(c->out);
 }
 

@@ -82,6 +82,25 @@ static int keys_expire_allowed(unsigned flags, int64_t cur, long long when)
  * unit_ms: 1000 for seconds, 1 for milliseconds; name: for the overflow error.
  * A resulting time at or before now deletes the key.
  */
+/* The EXPIRE family is fed as "PEXPIREAT key <when> [options]": replayed later, the key must
+ * expire at the same instant (Redis 7.0's expireGenericCommand). */
+static void feed_pexpireat(struct cmd_call *c, int64_t when)
+{
+    struct resp_slice *v = cmd_feed_argv(c->srv, c->argc);
+    char num[CMD_FEED_NUM];
+
+    if (v == NULL) {
+        return;
+    }
+    v[0] = cmd_feed_str("PEXPIREAT");
+    v[1] = c->argv[1];
+    v[2] = cmd_feed_ll(num, when);
+    for (size_t i = 3; i < c->argc; i++) {
+        v[i] = c->argv[i];
+    }
+    cmd_feed_rewrite(c, v, c->argc);
+}
+
 static void keys_expire_generic(struct cmd_call *c, long long base_ms, long long unit_ms,
                                 const char *name)
 {
@@ -108,6 +127,7 @@ static void keys_expire_generic(struct cmd_call *c, long long base_ms, long long
     if (when <= c->now_ms) {
         store_delete(s, c->cl->db, k->p, k->len, c->now_ms);
         cmd_notify(c, CMD_NOTIFY_GENERIC, "del", k);
+        cmd_feed_rewrite_del(c, k);
     } else {
         /* A first expiry may grow the entry: ENOMEM leaves the key unchanged. */
         int st = store_expire_set(s, c->cl->db, k->p, k->len, when, c->now_ms);
@@ -116,6 +136,9 @@ static void keys_expire_generic(struct cmd_call *c, long long base_ms, long long
             return;
         }
         cmd_notify(c, CMD_NOTIFY_GENERIC, "expire", k);
+        if (cmd_feed_on(c)) {
+            feed_pexpireat(c, when);
+        }
     }
     resp_write_int(c->out, 1);
 }

@@ -350,6 +350,9 @@ static void hash_hincrbyfloat(struct cmd_call *c)
     }
     n = cmd_format_ld(buf, sizeof(buf), v);
     if (incr_store(c, e, form, len, buf, n, "hincrbyfloat") == 0) {
+        struct resp_slice a[4] = {cmd_feed_str("HSET"), c->argv[1], c->argv[2],
+                                  {(const uint8_t *)buf, n}};
+        cmd_feed_rewrite(c, a, 4); /* the value it gave, as Redis feeds it */
         resp_write_bulk(c->out, buf, n);
     }
 }

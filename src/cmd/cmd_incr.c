@@ -157,6 +157,12 @@ void cmd_incrbyfloat_proc(struct cmd_call *c)
         return;
     }
     cmd_notify(c, CMD_NOTIFY_STRING, "incrbyfloat", key);
+    if (cmd_feed_on(c)) {
+        /* Fed as the value it gave, so no replica's float arithmetic can differ. */
+        struct resp_slice a[4] = {cmd_feed_str("SET"), *key, {(const uint8_t *)buf, n},
+                                  cmd_feed_str("KEEPTTL")};
+        cmd_feed_rewrite(c, a, 4);
+    }
     resp_write_bulk(c->out, buf, n);
 }
 

@@ -414,17 +414,44 @@ static void info_errorstats(struct info_buf *b, struct cmd_call *c)
     }
 }
 
+struct info_replicas {
+    struct info_buf *b;
+    size_t i;
+};
+
+static void info_replica(void *arg, const struct cmd_repl_replica *r)
+{
+    struct info_replicas *a = arg;
+
+    info_addf(a->b, "slave%zu:ip=%s,port=%d,state=%s,offset=%llu,lag=%lld\r\n", a->i++, r->ip,
+              r->port, r->state, (unsigned long long)r->offset, r->lag);
+}
+
+/* terse is always a master; the figures come from server/ (srv_repl.c). */
 static void info_replication(struct info_buf *b, struct cmd_call *c, const struct info_data *d)
 {
-    char replid[41];
+    struct cmd_hooks *h = &c->srv->hooks;
+    struct cmd_repl_info r;
+    struct info_replicas acc = {b, 0};
 
-    cmd_server_id(c->srv, d->si.pid, 1, replid);
-    info_addf(b, "role:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n");
-    info_addf(b, "master_replid:%s\r\n", replid);
+    memset(&r, 0, sizeof(r));
+    if (h->repl_info != NULL) {
+        h->repl_info(h->srv, &r, NULL, NULL);
+    } else {
+        cmd_server_id(c->srv, d->si.pid, 1, r.replid);
+    }
+    info_addf(b, "role:master\r\nconnected_slaves:%zu\r\n", r.n_replicas);
+    if (h->repl_info != NULL && r.n_replicas > 0) {
+        h->repl_info(h->srv, &r, info_replica, &acc);
+    }
+    info_addf(b, "master_failover_state:no-failover\r\nmaster_replid:%s\r\n", r.replid);
     info_addf(b, "master_replid2:0000000000000000000000000000000000000000\r\n");
-    info_addf(b, "master_repl_offset:0\r\nsecond_repl_offset:-1\r\n");
-    info_addf(b, "repl_backlog_active:0\r\nrepl_backlog_size:1048576\r\n"
-                 "repl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n");
+    info_addf(b, "master_repl_offset:%llu\r\nsecond_repl_offset:-1\r\n",
+              (unsigned long long)r.offset);
+    info_addf(b, "repl_backlog_active:%d\r\nrepl_backlog_size:%llu\r\n", r.backlog_active,
+              (unsigned long long)(r.backlog_size != 0 ? r.backlog_size : 1048576));
+    info_addf(b, "repl_backlog_first_byte_offset:%llu\r\nrepl_backlog_histlen:%llu\r\n",
+              (unsigned long long)r.backlog_first, (unsigned long long)r.backlog_histlen);
 }
 
 static void info_cpu(struct info_buf *b, const struct info_data *d)

@@ -29,6 +29,20 @@ int cmd_memory_admit(struct cmd_call *c, const struct cmd_def *d, int deny);
 /* cmd_table.c: runs d for c once every check passed (the handler, then the counters). */
 void cmd_run(struct cmd_call *c, const struct cmd_def *d);
 
+/* cmd_feed.c: the write feed. */
+/* After the handler of d ran as c: records the command as sent when it is a write that
+ * changed a key (or forced), unless the handler fed its own ops. */
+void cmd_feed_after(struct cmd_call *c, const struct cmd_def *d);
+/* The change listener's part: a key written (counted) or gone on its own (a DEL op). */
+void cmd_feed_store_change(struct cmd_server *srv, int db, const void *key, size_t klen,
+                           enum store_change why);
+void cmd_feed_free(struct cmd_server *srv);
+/* Frees the feed's buffers above keep bytes while no unit is open (cron). */
+void cmd_feed_trim(struct cmd_server *srv, size_t keep);
+
+/* cmd_repl.c: 1 when d is REPLCONF's row (the one command a replica's connection runs). */
+int cmd_repl_is_replconf(const struct cmd_def *d);
+
 /* cmd_multi.c: transactions. */
 /* Queues d as c names it (the client is in MULTI) and replies +QUEUED, or an error that
  * dooms the transaction. */

@@ -47,6 +47,9 @@ static void on_change(void *arg, int db, const void *key, size_t klen, enum stor
     struct cmd_server *srv = arg;
     uint64_t hash;
 
+    if (srv->feed.on) {
+        cmd_feed_store_change(srv, db, key, klen, why);
+    }
     if (why != STORE_CHANGE_WRITE && (srv->settings.notify & CMD_NOTIFY_STORE_EVENTS)) {
         cmd_notify_store_change(srv, db, key, klen, why);
     }
@@ -69,7 +72,7 @@ static void listen(struct cmd_server *srv)
     if (srv->shard == NULL) {
         return;
     }
-    if (srv->watch.n + srv->block.n > 0 || cmd_notify_store_wanted(srv)) {
+    if (srv->watch.n + srv->block.n > 0 || cmd_notify_store_wanted(srv) || srv->feed.on) {
         store_watch_changes(srv->shard, on_change, srv);
     } else {
         store_watch_changes(srv->shard, NULL, NULL);

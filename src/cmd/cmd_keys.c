@@ -315,6 +315,7 @@ static void keys_flushdb(struct cmd_call *c)
         return;
     }
     store_flushdb(cmd_keys_all_shard(c), c->cl->db);
+    c->feed |= CMD_FEED_FORCE; /* fed even when the db was empty, as Redis does */
     resp_write_ok(c->out);
 }
 
@@ -324,6 +325,7 @@ static void keys_flushall(struct cmd_call *c)
         return;
     }
     store_flushall(cmd_keys_all_shard(c));
+    c->feed |= CMD_FEED_FORCE;
     resp_write_ok(c->out);
 }
 
@@ -359,6 +361,7 @@ static void keys_swapdb(struct cmd_call *c)
         cmd_block_swapdb(c->srv, a, b);
     }
     store_swapdb(cmd_keys_all_shard(c), a, b);
+    c->feed |= CMD_FEED_FORCE; /* the store reports no key change for a swap */
     resp_write_ok(c->out);
 }
 
@@ -406,13 +409,15 @@ const struct cmd_def cmd_keys_defs[] = {
      "Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", "generic", NULL},
     {"pttl", 2, KEYS_RO_FAST, 1, 1, 1, cmd_pttl_proc, KEYS_ACL_RF,
      "Get the time to live for a key in milliseconds", "2.6.0", "generic", NULL},
-    {"randomkey", 1, CMD_READONLY, 0, 0, 0, cmd_randomkey_proc, "@keyspace @read @slow",
+    {"randomkey", 1, CMD_READONLY | CMD_ARBITRARY_KEYS, 0, 0, 0, cmd_randomkey_proc,
+     "@keyspace @read @slow",
      "Return a random key from the keyspace", "1.0.0", "generic", NULL},
     {"rename", 3, CMD_WRITE, 1, 2, 1, keys_rename, KEYS_ACL_WS, "Rename a key", "1.0.0",
      "generic", NULL},
     {"renamenx", 3, KEYS_W_FAST, 1, 2, 1, keys_renamenx, KEYS_ACL_WF,
      "Rename a key, only if the new key does not exist", "1.0.0", "generic", NULL},
-    {"scan", -2, CMD_READONLY, 0, 0, 0, cmd_scan_proc, "@keyspace @read @slow",
+    {"scan", -2, CMD_READONLY | CMD_ARBITRARY_KEYS, 0, 0, 0, cmd_scan_proc,
+     "@keyspace @read @slow",
      "Incrementally iterate the keys space", "2.8.0", "generic", NULL},
     {"select", 2, CMD_LOADING | CMD_STALE | CMD_FAST, 0, 0, 0, keys_select, "@fast @connection",
      "Change the selected database for the current connection", "1.0.0", "connection", NULL},

@@ -69,6 +69,11 @@ static void blocking_move(struct cmd_call *c, size_t ti, bool from_left, bool to
     has = cmd_block_ready(c, &c->argv[1], STORE_TYPE_LIST);
     if (has > 0) {
         cmd_list_move(c, from_left, to_left);
+        if (cmd_feed_changed(c)) { /* fed as the LMOVE or RPOPLPUSH it did */
+            struct resp_slice a[5] = {cmd_feed_str(ti == 3 ? "RPOPLPUSH" : "LMOVE"), c->argv[1],
+                                      c->argv[2], c->argv[3], c->argv[4]};
+            cmd_feed_rewrite(c, a, ti == 3 ? 3 : 5);
+        }
     } else if (has == 0 && cmd_block(c, 1, 1, 1, timeout_ms) == 0) {
         resp_write_null(c->out);
     }

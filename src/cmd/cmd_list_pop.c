@@ -119,6 +119,14 @@ int cmd_list_pop_and_store(struct cmd_call *c, const struct resp_slice *key, con
         return -1;
     }
     cmd_notify_edit(c, CMD_NOTIFY_LIST, left ? "lpop" : "rpop", key);
+    if (with_key && cmd_feed_on(c)) {
+        /* BLPOP, BRPOP, LMPOP, BLMPOP are fed as the plain pop they did (a replica must not
+         * block, nor pop from another key). */
+        char num[CMD_FEED_NUM];
+        struct resp_slice a[3] = {cmd_feed_str(left ? "LPOP" : "RPOP"), *key,
+                                  cmd_feed_ll(num, (long long)count)};
+        cmd_feed_rewrite(c, a, single ? 2 : 3);
+    }
     return 0;
 }
 

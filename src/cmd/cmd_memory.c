@@ -134,8 +134,8 @@ static enum cmd_evict_result reclaim(struct cmd_server *srv, size_t need)
     return moved > 0 ? CMD_EVICT_RUNNING : CMD_EVICT_FAIL;
 }
 
-enum cmd_evict_result cmd_memory_evict(struct cmd_server *srv, size_t need, uint64_t budget_us,
-                                       int64_t now_ms)
+static enum cmd_evict_result evict(struct cmd_server *srv, size_t need, uint64_t budget_us,
+                                   int64_t now_ms)
 {
     const struct cmd_settings *st = &srv->settings;
     uint64_t used, target, released = 0, start_us;
@@ -196,6 +196,17 @@ enum cmd_evict_result cmd_memory_evict(struct cmd_server *srv, size_t need, uint
             return CMD_EVICT_RUNNING;
         }
     }
+}
+
+enum cmd_evict_result cmd_memory_evict(struct cmd_server *srv, size_t need, uint64_t budget_us,
+                                       int64_t now_ms)
+{
+    enum cmd_evict_result r = evict(srv, need, budget_us, now_ms);
+
+    if (srv->feed.n_ops > 0) {
+        cmd_feed_flush(srv, 0); /* the evicted keys' DELs, before the command that needed room */
+    }
+    return r;
 }
 
 /* Index of the last key argument of d for argc arguments (Redis's key range rules). */

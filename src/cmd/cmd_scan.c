@@ -197,8 +197,9 @@ void cmd_scan_proc(struct cmd_call *c)
     }
     at = c->out->len;
     resp_out_commit(c->out, KEYS_SCAN_GAP);
-    cursor = store_scan(cmd_keys_all_shard(c), c->cl->db, cursor, (size_t)count, c->now_ms,
-                        keys_walk_emit, &w);
+    /* Expired keys met on the way are deleted, as Redis's SCAN does (fed as DELs). */
+    cursor = store_scan_reap(cmd_keys_all_shard(c), c->cl->db, cursor, (size_t)count,
+                             c->now_ms, keys_walk_emit, &w);
     keys_scan_finish(c->out, at, cursor, w.n);
 }
 

@@ -113,6 +113,16 @@ static void set_srem(struct cmd_call *c)
 
 /* ---- SPOP ---------------------------------------------------------------------------------- */
 
+/* SPOP is fed as the members it took, one "SREM key member" each (Redis 7.0), or as DEL
+ * when it took them all: a replica must remove the same ones. */
+static void feed_srem(struct cmd_call *c, const struct store_hash_kv *kv)
+{
+    struct resp_slice a[3] = {cmd_feed_str("SREM"), c->argv[1], {kv->f, kv->flen}};
+
+    c->feed |= CMD_FEED_PREVENT;
+    cmd_feed_op(c, c->cl->db, a, 3);
+}
+
 /* One random member of the form (n members) removed: replied as a bulk, then the rest stored. */
 static int spop_one(struct cmd_call *c, const struct store_entry *e, const uint8_t *form,
                     size_t len, uint64_t n)
@@ -136,6 +146,7 @@ static int spop_one(struct cmd_call *c, const struct store_entry *e, const uint8
     }
     /* kv points into scratch, which the commit's encoding overwrites: reply first. */
     resp_write_bulk(c->out, kv.f, kv.flen);
+    feed_srem(c, &kv);
     return cmd_set_commit(c, &c->argv[1], out_len, CMD_SET_ENC_KEEP, store_entry_is_raw(e));
 }
 
@@ -174,6 +185,7 @@ static int spop_some(struct cmd_call *c, const struct store_entry *e, const uint
     resp_write_set(c->out, m);
     for (size_t i = 0; i < m; i++) {
         resp_write_bulk(c->out, del[i].f, del[i].flen);
+        feed_srem(c, &del[i]);
     }
     return cmd_set_commit(c, &c->argv[1], out_len,
                           remaining * SPOP_MOVE_STRATEGY_MUL > count ? CMD_SET_ENC_KEEP
@@ -196,6 +208,7 @@ static int spop_all(struct cmd_call *c, const uint8_t *form, size_t len, uint64_
     if (st < 0) {
         return st;
     }
+    cmd_feed_rewrite_del(c, &c->argv[1]);
     return cmd_set_commit(c, &c->argv[1], 0, CMD_SET_ENC_KEEP, false);
 }
 
@@ -207,7 +220,7 @@ static void set_spop(struct cmd_call *c)
     struct store_hash_it it;
     long long count = 0;
     uint64_t n;
-    size_t len, mark;
+    size_t len, mark, feed_mark;
     int st;
 
     if (c->argc > 3) {
@@ -233,6 +246,7 @@ static void set_spop(struct cmd_call *c)
         return;
     }
     mark = c->out->len;
+    feed_mark = c->srv->feed.n_ops;
     if (c->argc == 2) {
         st = spop_one(c, e, form, len, n);
     } else if ((uint64_t)count >= n) {
@@ -242,6 +256,7 @@ static void set_spop(struct cmd_call *c)
     }
     if (st != TERSE_OK) {
         c->out->len = mark;
+        cmd_feed_undo(c->srv, feed_mark); /* nothing was taken */
         cmd_value_reply_bad(c, &c->argv[1], st);
         return;
     }

@@ -101,6 +101,20 @@ long cmd_stream_consumer_touch(struct cmd_call *c, const struct resp_slice *key,
                                struct store_stream *s, struct store_stream_group *g, size_t i,
                                size_t mark);
 
+/* cmd_stream_feed.c: the write feed of consumer groups (each sets CMD_FEED_PREVENT). */
+/* Pending entry p of g as "XCLAIM key group consumer 0 id TIME ms RETRYCOUNT n FORCE JUSTID
+ * LASTID last" (after a delivery or claim; before dropping an entry whose message is gone). */
+void cmd_stream_feed_claim(struct cmd_call *c, const struct resp_slice *key,
+                           const struct resp_slice *group, const struct store_stream_group *g,
+                           const struct store_stream_pending *p);
+/* "XGROUP SETID key group last ENTRIESREAD n" (NOACK reads, XCLAIM's LASTID alone). */
+void cmd_stream_feed_setid(struct cmd_call *c, const struct resp_slice *key,
+                           const struct resp_slice *group, const struct store_stream_group *g);
+/* "XGROUP CREATECONSUMER key group consumer" (a consumer a NOACK read created). */
+void cmd_stream_feed_createconsumer(struct cmd_call *c, const struct resp_slice *key,
+                                    const struct resp_slice *group,
+                                    const struct resp_slice *consumer);
+
 /* The entries XADD puts in one node (store_stream.h), as Redis fills a listpack node: the
  * setting stream-node-max-entries (0, no limit: SIZE_MAX). */
 size_t cmd_stream_node_entries(const struct cmd_call *c);

@@ -10,6 +10,7 @@
  * larger entries terse may keep a few more or fewer entries than Redis, which the command's
  * contract ("at least this many") allows.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd_stream.h"
@@ -36,6 +37,7 @@ struct trim_args {
     bool nomkstream;
     bool id_given, seq_given;    /* XADD: an explicit ID, and its sequence part */
     struct store_stream_id id;
+    size_t trim_argi;            /* argument holding MAXLEN's or MINID's threshold */
 };
 
 #define ERR_BOTH "ERR syntax error, MAXLEN and MINID options at the same time are not compatible"
@@ -73,6 +75,7 @@ static long parse_add_trim(struct cmd_call *c, struct trim_args *a, bool xadd)
                 return -1;
             }
             trim_operator(c, &i, more, a);
+            a->trim_argi = i + 1;
             if (cmd_ll_or_reply(c, i + 1, &a->maxlen, NULL) != 0) {
                 return -1;
             }
@@ -88,6 +91,7 @@ static long parse_add_trim(struct cmd_call *c, struct trim_args *a, bool xadd)
                 return -1;
             }
             trim_operator(c, &i, more, a);
+            a->trim_argi = i + 1;
             if (cmd_stream_id_or_reply(c, i + 1, 0, true, &a->minid) != 0) {
                 return -1;
             }
@@ -234,6 +238,49 @@ static int build_pairs(struct cmd_call *c, size_t first, struct store_stream_ent
     return TERSE_OK;
 }
 
+/*
+ * XADD and XTRIM as fed (Redis 7.0's streamRewriteApproxSpecifier, streamRewriteTrimArgument
+ * and XADD's ID rewrite): an approximate trim as the exact "= <length>" or "= <first ID>" it
+ * came to, and an ID XADD generated (* or ms-*) as the ID itself, so a replica ends with the
+ * same entries. idpos: XADD's ID argument (0 for XTRIM); id: the ID it added.
+ */
+static void feed_add_trim(struct cmd_call *c, const struct trim_args *a,
+                          const struct store_stream *s, size_t idpos,
+                          const struct store_stream_id *id)
+{
+    char trim[48], idbuf[48];
+    struct resp_slice *v;
+    bool new_id = idpos != 0 && !(a->id_given && a->seq_given);
+
+    if (!cmd_feed_on(c) || (!a->approx && !new_id) ||
+        (v = cmd_feed_argv(c->srv, c->argc)) == NULL) {
+        return;
+    }
+    memcpy(v, c->argv, c->argc * sizeof(*v));
+    if (a->approx) {
+        v[a->trim_argi - 1] = cmd_feed_str("=");
+        if (a->strategy == TRIM_MAXLEN) {
+            v[a->trim_argi] = cmd_feed_ll(trim, (long long)s->n_ents);
+        } else {
+            struct store_stream_id first = {UINT64_MAX, UINT64_MAX};
+            if (s->n_ents > 0) {
+                first = s->ents[0].id;
+            }
+            v[a->trim_argi].p = (const uint8_t *)trim;
+            v[a->trim_argi].len = (size_t)snprintf(trim, sizeof(trim), "%llu-%llu",
+                                                   (unsigned long long)first.ms,
+                                                   (unsigned long long)first.seq);
+        }
+    }
+    if (new_id) {
+        v[idpos].p = (const uint8_t *)idbuf;
+        v[idpos].len = (size_t)snprintf(idbuf, sizeof(idbuf), "%llu-%llu",
+                                        (unsigned long long)id->ms,
+                                        (unsigned long long)id->seq);
+    }
+    cmd_feed_rewrite(c, v, c->argc);
+}
+
 /* XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [...] */
 void cmd_stream_xadd(struct cmd_call *c)
 {
@@ -286,6 +333,7 @@ void cmd_stream_xadd(struct cmd_call *c)
         if (trimmed > 0) {
             cmd_notify(c, CMD_NOTIFY_STREAM, "xtrim", &c->argv[1]);
         }
+        feed_add_trim(c, &a, &s, (size_t)idpos, &e.id);
     }
 done:
     store_stream_deinit(&s);
@@ -309,6 +357,7 @@ void cmd_stream_xtrim(struct cmd_call *c)
     resp_write_int(c->out, (long long)deleted);
     if (deleted > 0 && cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0) {
         cmd_notify(c, CMD_NOTIFY_STREAM, "xtrim", &c->argv[1]);
+        feed_add_trim(c, &a, &s, 0, NULL);
     }
 done:
     store_stream_deinit(&s);

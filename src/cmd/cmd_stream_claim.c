@@ -130,9 +130,9 @@ void cmd_stream_xclaim(struct cmd_call *c)
     struct store_stream s;
     struct store_stream_group *g;
     struct store_stream_id id;
-    size_t j, n = 0, hdr, mark = c->out->len;
+    size_t j, n = 0, hdr, mark = c->out->len, feed_mark = c->srv->feed.n_ops;
     long ci = -1;
-    bool changed = false;
+    bool changed = false, moved = false, kept = false;
 
     if (claim_group(c, &s, &g) != 0 ||
         cmd_ll_or_reply(c, 4, &o.min_idle, "ERR Invalid min-idle-time argument for XCLAIM") !=
@@ -147,9 +147,10 @@ void cmd_stream_xclaim(struct cmd_call *c)
     if (xclaim_options(c, j, &o) != 0) {
         goto done;
     }
+    c->feed |= CMD_FEED_PREVENT; /* fed as the XCLAIMs of what it did (cmd_stream_feed.c) */
     if (store_stream_id_cmp(&o.last_id, &g->last_id) > 0) {
         g->last_id = o.last_id;
-        changed = true;
+        changed = moved = true;
     }
     hdr = resp_write_deferred_begin(c->out);
     for (size_t i = 5; i < j; i++) {
@@ -160,6 +161,8 @@ void cmd_stream_xclaim(struct cmd_call *c)
         at = cmd_stream_find(&s, &id);
         if (at == s.n_ents) {
             if (there) {
+                cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &g->pel[k]);
+                moved = false; /* the XCLAIM carries LASTID */
                 store_stream_pel_remove(g, k);
                 changed = true;
             }
@@ -187,14 +190,20 @@ void cmd_stream_xclaim(struct cmd_call *c)
             goto done;
         }
         claim_write(c, &s, at, o.justid);
+        cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &g->pel[k]);
+        moved = false;
         n++;
         changed = true;
     }
     resp_write_deferred_end(c->out, hdr, '*', n);
-    if (changed) {
-        (void)cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark);
+    if (moved) {
+        cmd_stream_feed_setid(c, &c->argv[1], &c->argv[2], g);
     }
+    kept = !changed || cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0;
 done:
+    if (!kept) {
+        cmd_feed_undo(c->srv, feed_mark); /* nothing changed after all */
+    }
     store_stream_deinit(&s);
 }
 
@@ -207,7 +216,9 @@ void cmd_stream_xautoclaim(struct cmd_call *c)
     struct store_stream_group *g;
     struct store_stream_id start, next = {0, 0}, *gone = NULL;
     long long count = 100, attempts;
+    bool kept = false;
     size_t k, cap, n = 0, n_gone = 0, *claimed = NULL, mark = c->out->len;
+    size_t feed_mark = c->srv->feed.n_ops;
     long ci = -1;
     bool there;
 
@@ -247,11 +258,13 @@ void cmd_stream_xautoclaim(struct cmd_call *c)
     }
     o.delivery_ms = c->now_ms;
     attempts = count * AUTOCLAIM_ATTEMPTS_FACTOR;
+    c->feed |= CMD_FEED_PREVENT; /* fed as the XCLAIMs of what it did (cmd_stream_feed.c) */
     for (k = store_stream_pel_find(g, &start, &there);
          attempts-- > 0 && count > 0 && k < g->n_pel;) {
         size_t at = cmd_stream_find(&s, &g->pel[k].id);
         if (at == s.n_ents) {
             gone[n_gone++] = g->pel[k].id;
+            cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &g->pel[k]);
             store_stream_pel_remove(g, k);
             count--;
             continue;
@@ -264,6 +277,7 @@ void cmd_stream_xautoclaim(struct cmd_call *c)
             goto done;
         }
         claimed[n++] = at;
+        cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &g->pel[k]);
         count--;
         k++;
     }
@@ -280,10 +294,15 @@ void cmd_stream_xautoclaim(struct cmd_call *c)
     for (size_t i = 0; i < n_gone; i++) {
         cmd_stream_write_id(c, &gone[i]);
     }
-    if (n > 0 || n_gone > 0) {
-        (void)cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark);
+    if (n == 0 && n_gone == 0) {
+        kept = true;
+    } else {
+        kept = cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0;
     }
 done:
+    if (!kept) {
+        cmd_feed_undo(c->srv, feed_mark); /* nothing changed after all */
+    }
     if (gone != NULL) {
         c->srv->alloc.free(c->srv->alloc.opaque, gone);
     }

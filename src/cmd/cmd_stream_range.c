@@ -281,6 +281,31 @@ static int deliver_new(struct cmd_call *c, struct store_stream *s, struct store_
     return 0;
 }
 
+/* XREADGROUP as fed (cmd_stream_feed.c): the consumer a NOACK read created, each entry
+ * delivered as the XCLAIM of its pending entry, or the group's new position after a NOACK
+ * read; reading the history is not fed (Redis 7.0 does not). */
+static void feed_read(struct cmd_call *c, const struct resp_slice *key,
+                      const struct xread_args *a, const struct store_stream *s,
+                      const struct store_stream_group *g, size_t lo, size_t n,
+                      const struct resp_slice *created, const struct store_stream_id *last)
+{
+    const struct resp_slice *group = &c->argv[a->group_arg];
+
+    if (created != NULL && a->noack) {
+        cmd_stream_feed_createconsumer(c, key, group, created);
+    }
+    for (size_t k = lo; k < lo + n && !a->noack; k++) {
+        bool there;
+        size_t at = store_stream_pel_find(g, &s->ents[k].id, &there);
+        if (there) {
+            cmd_stream_feed_claim(c, key, group, g, &g->pel[at]);
+        }
+    }
+    if (a->noack && store_stream_id_cmp(&g->last_id, last) != 0) {
+        cmd_stream_feed_setid(c, key, group, g);
+    }
+}
+
 /* Replies consumer ci's pending entries from start on (at most count, 0: all), as Redis's
  * streamReplyWithRangeFromConsumerPEL: each is delivered again (time, count), one whose entry
  * is gone is replied [id, null]. */
@@ -323,11 +348,15 @@ static int xread_serve(struct cmd_call *c, const struct xread_args *a, size_t k,
     const struct resp_slice *key = &c->argv[a->streams + k];
     struct store_stream s;
     struct store_stream_group *g = NULL;
-    bool found, history = false;
+    struct store_stream_id last_before = {0, 0};
+    bool found, history = false, created = false;
     int rc = 0;
     long ci = 0;
-    size_t lo, n;
+    size_t lo = 0, n = 0, n_cons = 0;
 
+    if (a->group) {
+        c->feed |= CMD_FEED_PREVENT; /* fed as what it did (feed_read), never as sent */
+    }
     if (cmd_stream_load(c, key, a->group, &s, &found) != 0) {
         return -1;
     }
@@ -353,10 +382,15 @@ static int xread_serve(struct cmd_call *c, const struct xread_args *a, size_t k,
     }
     resp_write_bulk(c->out, key->p, key->len);
     rc = 1;
+    if (g != NULL) {
+        n_cons = g->n_cons;
+        last_before = g->last_id;
+    }
     if (g != NULL && (ci = cmd_stream_consumer_touch(c, key, &s, g, a->group_arg + 1, mark)) < 0) {
         rc = -1;
         goto done;
     }
+    created = g != NULL && g->n_cons > n_cons;
     if (history) {
         deliver_history(c, &s, g, (size_t)ci, &gt, a->count);
     } else {
@@ -378,6 +412,9 @@ static int xread_serve(struct cmd_call *c, const struct xread_args *a, size_t k,
     }
     if (rc == 1 && g != NULL && cmd_stream_store_or_withdraw(c, key, &s, mark) != 0) {
         rc = -1;
+    } else if (rc == 1 && g != NULL && !history && cmd_feed_on(c)) {
+        feed_read(c, key, a, &s, g, lo, n, created ? &c->argv[a->group_arg + 1] : NULL,
+                  &last_before);
     }
 done:
     store_stream_deinit(&s);

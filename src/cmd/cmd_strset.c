@@ -141,6 +141,39 @@ invalid:
     return TERSE_EINVAL;
 }
 
+/* What a SET that wrote feeds, as Redis 7.0 propagates it: with an expiry, "SET key value
+ * PXAT <ms>" (replayed later it must expire at the same instant); with GET, the command
+ * without its GET options; GETSET as "SET key value". */
+static void feed_set(struct cmd_call *c, const struct resp_slice *key,
+                     const struct resp_slice *val, const struct set_args *a, int64_t expire_ms)
+{
+    char num[CMD_FEED_NUM];
+
+    if (a->expire_argi != 0) {
+        struct resp_slice v[5] = {cmd_feed_str("SET"), *key, *val, cmd_feed_str("PXAT"),
+                                  cmd_feed_ll(num, expire_ms)};
+        cmd_feed_rewrite(c, v, 5);
+    } else if (a->flags & SET_GET) {
+        struct resp_slice *v = cmd_feed_argv(c->srv, c->argc);
+        size_t n = 0;
+
+        if (c->argc == 3) { /* GETSET key value */
+            struct resp_slice g[3] = {cmd_feed_str("SET"), *key, *val};
+            cmd_feed_rewrite(c, g, 3);
+            return;
+        }
+        if (v == NULL) {
+            return;
+        }
+        for (size_t i = 0; i < c->argc; i++) {
+            if (i < 3 || !cmd_arg_is(c, i, "get")) {
+                v[n++] = c->argv[i];
+            }
+        }
+        cmd_feed_rewrite(c, v, n);
+    }
+}
+
 /*
  * SET and its variants. int_reply: SETNX's :1/:0 instead of +OK/nil. An expire time in the
  * past is stored as given: the key is gone at its next lookup, as in Redis 7.0.
@@ -191,6 +224,9 @@ static void set_generic(struct cmd_call *c, const struct resp_slice *key,
     cmd_notify(c, CMD_NOTIFY_STRING, "set", key);
     if (a->expire_argi != 0) {
         cmd_notify(c, CMD_NOTIFY_GENERIC, "expire", key);
+    }
+    if (cmd_feed_on(c)) {
+        feed_set(c, key, val, a, expire_ms);
     }
     if (int_reply) {
         resp_write_int(c->out, 1);
@@ -248,6 +284,7 @@ void cmd_getdel_proc(struct cmd_call *c)
         store_delete(key_shard(c, &c->argv[1]), c->cl->db, c->argv[1].p, c->argv[1].len,
                      c->now_ms)) {
         cmd_notify(c, CMD_NOTIFY_GENERIC, "del", &c->argv[1]);
+        cmd_feed_rewrite_del(c, &c->argv[1]);
     }
 }
 
@@ -278,14 +315,20 @@ void cmd_getex_proc(struct cmd_call *c)
     if ((a.flags & (SET_EXAT | SET_PXAT)) && when_ms <= c->now_ms) {
         (void)store_delete(s, c->cl->db, key->p, key->len, c->now_ms);
         cmd_notify(c, CMD_NOTIFY_GENERIC, "del", key);
+        cmd_feed_rewrite_del(c, key);
     } else if (a.expire_argi != 0) {
         if (store_expire_set(s, c->cl->db, key->p, key->len, when_ms, c->now_ms) == 1) {
             cmd_notify(c, CMD_NOTIFY_GENERIC, "expire", key);
+            cmd_feed_rewrite_pexpireat(c, key, when_ms);
         }
     } else if ((a.flags & SET_PERSIST) && had_ttl) {
+        struct resp_slice p[2] = {cmd_feed_str("PERSIST"), *key};
+
         (void)store_expire_set(s, c->cl->db, key->p, key->len, STORE_NO_EXPIRE, c->now_ms);
         cmd_notify(c, CMD_NOTIFY_GENERIC, "persist", key);
+        cmd_feed_rewrite(c, p, 2);
     }
+    c->feed |= CMD_FEED_PREVENT; /* GETEX is never fed as sent */
 }
 
 /* MSET and MSETNX: the pairs count must be whole (the table's arity only says "at least"). */

@@ -28,7 +28,7 @@ static const struct cmd_def *const *families(size_t *n)
                                                 cmd_persist_defs, cmd_hash_defs,
                                                 cmd_list_defs, cmd_set_defs, cmd_zset_defs,
                                                 cmd_stream_defs, cmd_multi_defs, cmd_sort_defs,
-                                                cmd_pubsub_defs, cmd_dump_defs};
+                                                cmd_pubsub_defs, cmd_dump_defs, cmd_repl_defs};
     *n = sizeof(fam) / sizeof(fam[0]);
     return fam;
 }
@@ -99,6 +99,8 @@ int cmd_server_init(struct cmd_server *srv)
     srv->used_memory_startup =
         srv->hooks.mem_used != NULL ? srv->hooks.mem_used(srv->hooks.srv) : 0;
     srv->dirty = 0;
+    memset(&srv->feed, 0, sizeof(srv->feed));
+    srv->feed.sel_db = -1;
     return TERSE_OK;
 }
 
@@ -120,6 +122,7 @@ void cmd_server_deinit(struct cmd_server *srv)
     srv->alloc.free(srv->alloc.opaque, srv->ready);
     srv->ready = NULL;
     srv->n_ready = srv->ready_cap = 0;
+    cmd_feed_free(srv);
 }
 
 size_t cmd_table_count(const struct cmd_server *srv)
@@ -301,9 +304,17 @@ void cmd_run(struct cmd_call *c, const struct cmd_def *d)
         reply_unknown_subcommand(c);
         return;
     }
+    c->feed = 0;
+    c->feed_changes = c->srv->feed.changes;
     d->proc(c);
     if (d->flags & CMD_WRITE) {
         c->srv->dirty += write_n_keys(d, c->argc);
+    }
+    if (c->srv->feed.on) {
+        cmd_feed_after(c, d);
+        if (d->flags & CMD_ARBITRARY_KEYS) {
+            c->feed |= CMD_FEED_NO_MULTI;
+        }
     }
 }
 
@@ -353,6 +364,9 @@ static void dispatch(struct cmd_call *c)
         snprintf(msg, sizeof(msg), "ERR wrong number of arguments for '%s' command", d->name);
         refuse(c, d, msg);
         return;
+    }
+    if ((cl->flags & CMD_CLIENT_REPLICA) && !cmd_repl_is_replconf(d)) {
+        return; /* a replica's link carries the stream; it only acknowledges it */
     }
     if (!(cl->flags & CMD_CLIENT_AUTHED) && !(d->flags & CMD_NO_AUTH)) {
         refuse(c, d, "NOAUTH Authentication required.");
@@ -414,9 +428,15 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
     cl->last_ms = call.now_ms;
     call.pushed = cl->out->len;
     skip = cl->flags & CMD_CLIENT_REPLY_SKIP;
+    if (srv->feed.n_ops > 0) {
+        cmd_feed_flush(srv, 0); /* keys that expired outside a command, one op each */
+    }
     srv->cur_call = &call;
     dispatch(&call);
     srv->cur_call = NULL;
+    if (srv->feed.on) {
+        cmd_feed_flush(srv, !(call.feed & CMD_FEED_NO_MULTI));
+    }
     if (cl->flags & (CMD_CLIENT_REPLY_OFF | CMD_CLIENT_REPLY_SKIP)) {
         cl->out->len = call.pushed; /* the reply goes; push messages stay */
     }

@@ -96,4 +96,21 @@ int cmd_slice_eq(const struct resp_slice *s, const char *str);
 int cmd_grow(struct cmd_server *srv, void **p, size_t *cap, size_t want, size_t size,
              size_t min);
 
+/* Rewrites for the write feed (cmd_feed.c). */
+/* Arguments of a rewrite: a C string (static), a number printed into buf (CMD_FEED_NUM). */
+#define CMD_FEED_NUM 24
+struct resp_slice cmd_feed_str(const char *s);
+struct resp_slice cmd_feed_ll(char buf[CMD_FEED_NUM], long long v);
+/* Room for n arguments of a rewrite, owned by the feed and reused (valid until the next
+ * call); NULL when it cannot grow (the unit is then reported lost). */
+struct resp_slice *cmd_feed_argv(struct cmd_server *srv, size_t n);
+/* Drops the ops recorded since the feed held n_ops of them (a write that failed after
+ * recording what it took). */
+void cmd_feed_undo(struct cmd_server *srv, size_t n_ops);
+/* Feeds "DEL key" in place of the command (GETDEL, an expiry in the past). */
+void cmd_feed_rewrite_del(struct cmd_call *c, const struct resp_slice *key);
+/* Feeds "PEXPIREAT key when_ms" in place of the command (EXPIRE family, GETEX). */
+void cmd_feed_rewrite_pexpireat(struct cmd_call *c, const struct resp_slice *key,
+                                int64_t when_ms);
+
 #endif /* TERSE_CMD_UTIL_H */

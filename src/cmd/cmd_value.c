@@ -73,6 +73,7 @@ void cmd_server_trim(struct cmd_server *srv, size_t keep)
         srv->scratch3 = NULL;
         srv->scratch3_cap = 0;
     }
+    cmd_feed_trim(srv, keep);
     for (struct cmd_client *cl = srv->clients; cl != NULL; cl = cl->next) {
         cmd_records_trim(srv, &cl->mq, keep);
         cmd_records_trim(srv, &cl->blk, keep);

@@ -86,6 +86,13 @@ static void pop_generic(struct cmd_call *c, size_t first, size_t nkeys, long lon
         return;
     }
     cmd_notify_edit(c, CMD_NOTIFY_ZSET, how.max ? "zpopmax" : "zpopmin", key);
+    if ((how.zmpop || how.emitkey) && cmd_feed_on(c)) {
+        /* ZMPOP and the blocking pops are fed as the plain ZPOPMIN/ZPOPMAX they did. */
+        char num[CMD_FEED_NUM];
+        struct resp_slice f[3] = {cmd_feed_str(how.max ? "ZPOPMAX" : "ZPOPMIN"), *key,
+                                  cmd_feed_ll(num, (long long)take)};
+        cmd_feed_rewrite(c, f, how.zmpop ? 3 : 2);
+    }
 }
 
 /* ZPOPMIN, ZPOPMAX key [count] */

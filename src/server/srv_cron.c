@@ -98,6 +98,7 @@ void srv_cron(struct srv *s)
         budget_us = (uint64_t)period * 1000u * 25u / 100u;
         budget_us += budget_us * (uint64_t)(s->cfg.active_expire_effort - 1) / 4u;
         store_active_expire(s->shard, now, budget_us, mono_us);
+        cmd_feed_flush(&s->cmd, 0); /* the expired keys' DELs, never wrapped (as Redis) */
     }
     budget_us = (uint64_t)period * 1000u * CRON_COMPRESS_PCT / 100u;
     if (cmd_compress_pending(&s->cmd) && cmd_memory_near_limit(&s->cmd)) {

@@ -247,6 +247,11 @@ size_t store_db_n_expires(const struct store_shard *s, int db);  /* keys with an
  */
 uint64_t store_scan(struct store_shard *s, int db, uint64_t cursor, size_t count, int64_t now_ms,
                     void (*fn)(void *arg, const struct store_entry *e), void *arg);
+/* store_scan that also deletes the expired entries it meets (SCAN's lazy expiry, as Redis's
+ * scanGenericCommand does; the change listener sees them go as STORE_CHANGE_EXPIRED). */
+uint64_t store_scan_reap(struct store_shard *s, int db, uint64_t cursor, size_t count,
+                         int64_t now_ms, void (*fn)(void *arg, const struct store_entry *e),
+                         void *arg);
 
 /* A random live key of db, or NULL if db is empty. May delete expired keys it meets (at most
  * STORE_RANDOM_MAX_EXPIRED, after which it gives up and returns NULL). Picks a random bucket,

@@ -179,31 +179,39 @@ int store_copy(struct store_shard *s, int src_db, const void *src, size_t src_le
 
 struct scan_ctx {
     struct store_shard *s;
+    struct store_db *d;
     void (*fn)(void *arg, const struct store_entry *e);
     void *arg;
     int64_t now_ms;
     size_t n_emitted;
+    bool reap;  /* expired entries met are deleted (SCAN), else only skipped */
 };
 
 static void scan_bucket(void *arg, uint8_t *head)
 {
     struct scan_ctx *c = arg;
+    uint8_t *link = head;
 
-    for (store_ref r = store_link_get(head); r != STORE_REF_NONE;) {
-        const struct store_entry *e = store_arena_ptr(&c->s->arena, r);
+    while (store_link_get(link) != STORE_REF_NONE) {
+        struct store_entry *e = store_link_entry(c->s, link);
         if (!store_entry_expired(e, c->now_ms)) {
             c->fn(c->arg, e);
             c->n_emitted++;
+        } else if (c->reap) {
+            store_unlink_free(c->s, c->d, link, STORE_CHANGE_EXPIRED);
+            c->s->expired_keys++;
+            continue;
         }
-        r = store_entry_next(e);
+        link = store_entry_link(e);
     }
 }
 
-uint64_t store_scan(struct store_shard *s, int db, uint64_t cursor, size_t count, int64_t now_ms,
-                    void (*fn)(void *arg, const struct store_entry *e), void *arg)
+static uint64_t scan(struct store_shard *s, int db, uint64_t cursor, size_t count,
+                     int64_t now_ms, void (*fn)(void *arg, const struct store_entry *e),
+                     void *arg, bool reap)
 {
     struct store_db *d = store_db_get(s, db);
-    struct scan_ctx c = {s, fn, arg, now_ms, 0};
+    struct scan_ctx c = {s, d, fn, arg, now_ms, 0, reap};
     size_t max_buckets;
     size_t n_buckets = 0;
 
@@ -221,6 +229,19 @@ uint64_t store_scan(struct store_shard *s, int db, uint64_t cursor, size_t count
         n_buckets++;
     } while (cursor != 0 && c.n_emitted < count && n_buckets < max_buckets);
     return cursor;
+}
+
+uint64_t store_scan(struct store_shard *s, int db, uint64_t cursor, size_t count, int64_t now_ms,
+                    void (*fn)(void *arg, const struct store_entry *e), void *arg)
+{
+    return scan(s, db, cursor, count, now_ms, fn, arg, false);
+}
+
+uint64_t store_scan_reap(struct store_shard *s, int db, uint64_t cursor, size_t count,
+                         int64_t now_ms, void (*fn)(void *arg, const struct store_entry *e),
+                         void *arg)
+{
+    return scan(s, db, cursor, count, now_ms, fn, arg, true);
 }
 
 /* ---- RANDOMKEY ---- */
