@@ -92,3 +92,19 @@ void core_buf_shrink(struct core_buf *b, size_t keep_cap)
         b->cap = keep_cap;
     }
 }
+
+int core_buf_append(struct core_buf *b, const void *p, size_t n)
+{
+    int st;
+
+    if (n == 0) {
+        return TERSE_OK;
+    }
+    st = core_buf_reserve(b, n);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    return TERSE_OK;
+}

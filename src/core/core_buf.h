@@ -27,6 +27,8 @@ void core_buf_deinit(struct core_buf *b);
 /* Ensures at least n bytes of free room after len. Returns TERSE_OK or TERSE_ENOMEM (buffer
  * unchanged). Grows geometrically; compacts first when that alone makes room. */
 int core_buf_reserve(struct core_buf *b, size_t n);
+/* Appends n bytes (reserving room first). TERSE_OK or TERSE_ENOMEM (buffer unchanged). */
+int core_buf_append(struct core_buf *b, const void *p, size_t n);
 /* Moves pending bytes to the front (off becomes 0). */
 void core_buf_compact(struct core_buf *b);
 /* Marks n pending bytes consumed; when all are consumed, off and len reset to 0. */

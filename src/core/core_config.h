@@ -300,6 +300,14 @@ void core_config_notify_format(int flags, char *buf);
     X("stop-writes-on-bgsave-error", stop_writes_on_bgsave_error, BOOL, "yes", 0, 0, -,          \
       CORE_CONFIG_MUTABLE)                                                                       \
     X("appendonly", appendonly, BOOL, "no", 0, 0, -, CORE_CONFIG_MUTABLE | CORE_CONFIG_ONLY_NO) \
+    /* Replication's master side (server/srv_repl.c). */                                        \
+    X("repl-ping-replica-period", repl_ping_replica_period, INT, "10", 1, CORE_CONFIG_INT_MAX,  \
+      -, CORE_CONFIG_MUTABLE)                                                                    \
+    X("repl-timeout", repl_timeout, INT, "60", 1, CORE_CONFIG_INT_MAX, -, CORE_CONFIG_MUTABLE)  \
+    X("repl-backlog-size", repl_backlog_size, MEM, "1048576", 1, CORE_CONFIG_LLONG_MAX, -,      \
+      CORE_CONFIG_MUTABLE)                                                                       \
+    X("repl-backlog-ttl", repl_backlog_ttl, INT, "3600", 0, CORE_CONFIG_INT_MAX, -,             \
+      CORE_CONFIG_MUTABLE)                                                                       \
     X("s3-endpoint", s3_endpoint, STR, "", 0, 0, -, CORE_CONFIG_PROTECTED)                       \
     X("s3-region", s3_region, STR, "us-east-1", 0, 0, -, CORE_CONFIG_MUTABLE)                    \
     X("s3-path-style", s3_path_style, BOOL, "no", 0, 0, -, CORE_CONFIG_MUTABLE)                  \
@@ -327,6 +335,7 @@ void core_config_notify_format(int flags, char *buf);
  */
 #define CORE_CONFIG_ALIASES(X)                                                                   \
     X("hash-max-ziplist-entries", hash_max_listpack_entries)                                     \
+    X("repl-ping-slave-period", repl_ping_replica_period)                                        \
     X("hash-max-ziplist-value", hash_max_listpack_value)                                         \
     X("list-max-ziplist-size", list_max_listpack_size)                                         \
     X("zset-max-ziplist-entries", zset_max_listpack_entries)                                     \

@@ -111,6 +111,7 @@ void srv_client_close(struct srv *s, struct srv_client *c)
         }
         *pp = c->sched_next;
     }
+    srv_repl_detach(s, c);
     core_loop_del(s->loop, c->conn.fd);
     s->net_in += c->conn.n_in;
     s->net_out += c->conn.n_out;
@@ -136,8 +137,10 @@ static int over_output_limit(struct srv *s, struct srv_client *c, int64_t now_ms
 {
     const struct core_config_obuf_class *k =
         &s->cfg.client_output_buffer_limit
-             .cls[cmd_pubsub_any(&c->cmd) ? CORE_CLIENT_PUBSUB : CORE_CLIENT_NORMAL];
-    size_t used = core_buf_pending(&c->conn.out);
+             .cls[c->repl != NULL          ? CORE_CLIENT_REPLICA
+                  : cmd_pubsub_any(&c->cmd) ? CORE_CLIENT_PUBSUB
+                                            : CORE_CLIENT_NORMAL];
+    size_t used = core_buf_pending(&c->conn.out) + srv_repl_pending(c);
 
     if (k->hard_bytes != 0 && used >= k->hard_bytes) {
         return 1;
@@ -162,11 +165,20 @@ static void log_output_limit(struct srv_client *c)
              (unsigned long long)c->cmd.id, c->cmd.addr);
 }
 
-/* Sends what is pending and sets the write interest. Returns 0, or -1 when c was closed. */
+/* Sends what is pending and sets the write interest; a replica in a full sync gets the next
+ * part of its RDB file each time its output drains. Returns 0, or -1 when c was closed. */
 static int flush_client(struct srv *s, struct srv_client *c)
 {
-    int st = net_conn_write(&c->conn);
+    int st, more;
 
+    do {
+        more = c->repl != NULL ? srv_repl_pump(s, c) : 0;
+        if (more < 0) {
+            srv_client_close(s, c);
+            return -1;
+        }
+        st = net_conn_write(&c->conn);
+    } while (more > 0 && st == TERSE_OK);
     if (st == TERSE_EIO) {
         srv_client_close(s, c);
         return -1;
@@ -334,7 +346,8 @@ void srv_clients_sweep(struct srv *s, int64_t now_ms)
         } else if (over_output_limit(s, c, now_ms)) {
             log_output_limit(c);
             srv_client_close(s, c);
-        } else if (s->cfg.timeout > 0 && now_ms - cl->last_ms > s->cfg.timeout * 1000 &&
+        } else if (s->cfg.timeout > 0 && !(cl->flags & CMD_CLIENT_REPLICA) &&
+                   now_ms - cl->last_ms > s->cfg.timeout * 1000 &&
                    core_buf_pending(&c->conn.out) == 0) {
             core_log(CORE_LOG_VERBOSE, "Closing idle client");
             srv_client_close(s, c);

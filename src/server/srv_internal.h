@@ -51,6 +51,24 @@ struct srv_client {
     struct resp_out bout;
     int scheduled;
     struct srv_client *sched_next;
+    /* Replication (srv_repl.c): what REPLCONF told before SYNC, and the replica's link once
+     * it is one (owned; freed by srv_repl_detach). */
+    int repl_port;
+    char repl_ip[64];
+    struct srv_repl_link *repl;
+};
+
+/* Replication's master side (srv_repl.c). */
+struct srv_repl {
+    char replid[41];
+    uint64_t offset;               /* master_repl_offset: bytes of the stream so far */
+    uint8_t *backlog;              /* ring of the stream's last bytes; owned, NULL when none */
+    size_t backlog_cap, backlog_len, backlog_idx; /* size, bytes held, next write */
+    int64_t no_replicas_since_ms;  /* repl-backlog-ttl counts from here */
+    struct srv_client *replicas;   /* linked through their links' next */
+    size_t n_replicas;
+    pid_t child_pid;               /* the child writing the RDB of a full sync, 0: none */
+    int64_t last_ping_ms;
 };
 
 /* Snapshot state (srv_persist.c). */
@@ -87,6 +105,8 @@ struct srv {
     int idle;                      /* 1 after a poll that waited and found no event */
     struct srv_persist persist;    /* snapshots */
     struct persist_rdb_work rdb;   /* RESTORE's reader memory (srv_rdb.c), kept between calls */
+
+    struct srv_repl repl;          /* replicas */
     int stop;                      /* 1 once shutdown is decided */
     struct srv_client *sched;      /* clients to resume (srv_client.scheduled), borrowed */
     int exit_code;
@@ -131,6 +151,37 @@ void srv_persist_teardown(struct srv *s);
 void srv_rdb_hooks_install(struct srv *s);
 /* Frees the RDB reader's memory (all of it at shutdown: keep 0; from cron: buffers above keep). */
 void srv_rdb_trim(struct srv *s, size_t keep);
+
+/* srv_repl.c */
+struct srv_repl_link;
+void srv_repl_init(struct srv *s);
+/* Fills the feed and replication hooks of s->cmd.hooks. */
+void srv_repl_hooks_install(struct srv *s);
+/* Kills a running RDB child and frees the backlog (shutdown). */
+void srv_repl_teardown(struct srv *s);
+/* The write feed's bytes (p == NULL: writes were lost; every replica is dropped). */
+void srv_repl_feed(struct srv *s, const uint8_t *p, size_t len);
+/* SYNC/PSYNC (cmd hook repl_sync): enum cmd_repl_result. */
+int srv_repl_sync(struct srv *s, struct srv_client *c, const char *replid, long long offset,
+                  int psync);
+void srv_repl_ack(struct srv *s, struct srv_client *c, long long offset);
+/* A replica's connection closes: its link goes. */
+void srv_repl_detach(struct srv *s, struct srv_client *c);
+/* Moves the next part of a full sync into c's output (its RDB file, then what was fed
+ * meanwhile). Returns 1 while more of the file is to come, 0, or -1 when c must be closed. */
+int srv_repl_pump(struct srv *s, struct srv_client *c);
+/* Bytes held for c beyond its output buffer (the feed while it syncs). */
+size_t srv_repl_pending(const struct srv_client *c);
+/* After every poll: reaps the RDB child, starts one for waiting replicas, keepalives, PINGs,
+ * the backlog's time to live. */
+void srv_repl_step(struct srv *s, int64_t now_ms);
+/* 1 while the RDB child of a full sync runs (BGSAVE waits for it). */
+int srv_repl_child_busy(const struct srv *s);
+/* cmd hook repl_info. */
+void srv_repl_info(void *srv, struct cmd_repl_info *out,
+                   void (*replica)(void *arg, const struct cmd_repl_replica *r), void *arg);
+/* The feed's consumers (replicas) came or went: turns cmd's write feed on or off. */
+void srv_feed_consumers_changed(struct srv *s);
 
 /* srv_backup.c */
 struct persist_load_stats;

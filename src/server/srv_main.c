@@ -197,6 +197,8 @@ static int setup(struct srv *s)
         core_log(CORE_LOG_WARNING, "Out of memory during setup");
         return -1;
     }
+    srv_repl_init(s);
+    srv_repl_hooks_install(s);
     /* The whole snapshot is verified and loaded before any client can connect. */
     if (srv_persist_load(s) != 0) {
         return -1;
@@ -215,6 +217,7 @@ static void teardown(struct srv *s)
     if (s->loop != NULL) {
         srv_close_all_clients(s);
     }
+    srv_repl_teardown(s);
     cmd_server_deinit(&s->cmd);
     srv_rdb_trim(s, 0);
     codec_ctx_destroy(&s->codec);
@@ -277,6 +280,7 @@ int main(int argc, char **argv)
                 core_log(CORE_LOG_WARNING, "epoll_wait failed: %s", strerror(errno));
                 break;
             }
+            srv_repl_step(&s, 0);
             srv_clients_resume(&s);
             srv_idle(&s, n);
             srv_cron(&s);

@@ -276,8 +276,9 @@ static int hook_bgsave(void *arg, int schedule)
 {
     struct srv *s = arg;
 
-    if (s->persist.child_pid > 0) {
-        /* Redis answers "already in progress" to SCHEDULE too when the child is an RDB one. */
+    if (s->persist.child_pid > 0 || srv_repl_child_busy(s)) {
+        /* Redis answers "already in progress" to SCHEDULE too when the child is an RDB one
+         * (a replication sync's included). */
         (void)schedule;
         return CMD_SAVE_BUSY;
     }
@@ -444,7 +445,7 @@ void srv_persist_cron(struct srv *s, int64_t now_ms)
     struct srv_persist *p = &s->persist;
 
     child_reap(s, 0);
-    if (p->child_pid > 0) {
+    if (p->child_pid > 0 || srv_repl_child_busy(s)) {
         return;
     }
     for (size_t i = 0; i < s->cfg.save.n_point; i++) {

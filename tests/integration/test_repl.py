@@ -1,0 +1,271 @@
+"""Replication: a real redis-server 7.0 replica of terse must end up with terse's dataset.
+
+Each test starts terse and a redis-server with `--replicaof` pointing at it, writes through
+terse (every type, expiry, transactions, blocking and random commands, lazy and active
+expiry), waits until the replica acknowledged everything terse fed (INFO replication offsets),
+then compares every key of every db on both: type, value, and TTL within a second. The
+replica is the oracle: it loads terse's RDB (the full sync) and replays terse's stream, so a
+byte of either that Redis reads differently fails here.
+"""
+
+import os
+import time
+
+import pytest
+
+import terse_harness as h
+
+SYNC_TIMEOUT_S = 20
+
+
+def info(client, section):
+    return client.info(section)
+
+
+def wait_online(master, replica, timeout=SYNC_TIMEOUT_S):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if info(replica, "replication").get("master_link_status") == "up":
+            return
+        time.sleep(0.05)
+    pytest.fail("the replica never came up: %s" % info(replica, "replication"))
+
+
+def wait_caught_up(master, replica, timeout=SYNC_TIMEOUT_S):
+    """Until the replica has processed every byte terse produced so far."""
+    deadline = time.monotonic() + timeout
+    want = info(master, "replication")["master_repl_offset"]
+    while time.monotonic() < deadline:
+        got = info(replica, "replication").get("slave_repl_offset", -1)
+        if got >= want:
+            return
+        time.sleep(0.05)
+    pytest.fail("the replica stopped at offset %s of %s" % (got, want))
+
+
+def value_of(c, key):
+    kind = c.type(key).decode()
+    if kind == "string":
+        return kind, c.get(key)
+    if kind == "list":
+        return kind, c.lrange(key, 0, -1)
+    if kind == "hash":
+        return kind, sorted(c.hgetall(key).items())
+    if kind == "set":
+        return kind, sorted(c.smembers(key))
+    if kind == "zset":
+        return kind, c.zrange(key, 0, -1, withscores=True)
+    if kind == "stream":
+        groups = c.xinfo_groups(key)
+        pel = [[(p["message_id"], p["consumer"], p["times_delivered"])
+                for p in c.xpending_range(key, g["name"], "-", "+", 10000)] for g in groups]
+        cons = [sorted(x["name"] for x in c.xinfo_consumers(key, g["name"])) for g in groups]
+        return kind, (c.xrange(key), [(g["name"], g["last-delivered-id"], g["pending"],
+                                       g["entries-read"]) for g in groups], pel, cons)
+    return kind, None
+
+
+def dataset(c, databases=16):
+    out = {}
+    for db in range(databases):
+        c.execute_command("SELECT", db)
+        for key in sorted(c.scan_iter(count=1000)):
+            ttl = c.pttl(key)
+            out[(db, key)] = value_of(c, key) + ((ttl + 999) // 1000 if ttl > 0 else ttl,)
+    c.execute_command("SELECT", 0)
+    return out
+
+
+def assert_same_dataset(t, r):
+    a, b = dataset(t), dataset(r)
+    assert sorted(set(a) - set(b)) == [] and sorted(set(b) - set(a)) == []
+    for k in a:
+        ta, tb = a[k][-1], b[k][-1]
+        assert a[k][:-1] == b[k][:-1], k
+        assert (ta < 0) == (tb < 0) and abs(ta - tb) <= 1, (k, ta, tb)
+
+
+@pytest.fixture
+def linked(spawn):
+    """terse with a data set written before the replica attached, and the replica."""
+    def _linked(before=None, replica_extra=()):
+        master = spawn("terse")
+        mt = master.client()
+        if before:
+            before(mt)
+        replica = spawn("redis", ["--replicaof", "127.0.0.1", str(master.port)] +
+                        list(replica_extra))
+        rt = replica.client()
+        wait_online(mt, rt)
+        return master, mt, replica, rt
+    return _linked
+
+
+def fill_every_type(c):
+    c.set("s", "v" * 300)                       # compressed in terse
+    c.set("n", 12345)
+    c.set("e", "soon", ex=1000)
+    c.rpush("l", *[str(i) for i in range(200)])
+    c.hset("h", mapping={"f%d" % i: "v%d" % i for i in range(100)})
+    c.sadd("si", *range(50))
+    c.sadd("ss", *["m%d" % i for i in range(300)])
+    c.zadd("z", {"m%d" % i: i * 1.5 for i in range(150)})
+    for i in range(30):
+        c.xadd("x", {"f": i})
+    c.xgroup_create("x", "g", id="0")
+    c.xreadgroup("g", "alice", {"x": ">"}, count=5)
+    c.execute_command("SELECT", 5)
+    c.set("db5", "five")
+    c.execute_command("SELECT", 0)
+
+
+def test_full_sync_then_stream(linked):
+    master, t, replica, r = linked(before=fill_every_type)
+    wait_caught_up(t, r)
+    assert_same_dataset(t, r)
+
+    # The stream: every rewrite terse feeds must replay to the same dataset on Redis.
+    t.set("k1", "v", ex=100)
+    t.setex("k2", 50, "v")
+    t.expire("s", 300)
+    t.incrbyfloat("f", 1.1)
+    t.hincrbyfloat("h", "num", 2.5)
+    t.getdel("n")
+    t.getex("e", persist=True)
+    t.spop("ss", 7)
+    t.spop("si")
+    t.lpop("l", 3)
+    t.blpop(["l"], 1)
+    t.brpoplpush("l", "l2", 1)
+    t.lmpop(1, "l", direction="RIGHT", count=4)
+    t.zpopmin("z", 2)
+    t.bzpopmax(["z"], 1)
+    t.zmpop(1, ["z"], min=True, count=3)
+    t.xreadgroup("g", "bob", {"x": ">"}, count=3)
+    t.xreadgroup("g", "carol", {"x": ">"}, count=2, noack=True)
+    t.xclaim("x", "g", "dave", 0, [t.xpending_range("x", "g", "-", "+", 1)[0]["message_id"]])
+    t.xautoclaim("x", "g", "erin", 0, count=2)
+    t.xack("x", "g", t.xpending_range("x", "g", "-", "+", 1)[0]["message_id"])
+    t.xadd("x", {"new": 1}, maxlen=10, approximate=True)
+    t.xadd("x", {"new": 2})
+    t.xtrim("x", maxlen=5, approximate=False)
+    with t.pipeline(transaction=True) as p:
+        p.set("tx1", 1).incr("tx1").rpush("txl", "a", "b").execute()
+    t.execute_command("SWAPDB", 5, 6)
+    t.set("short", "v", px=50)
+    t.copy("h", "h2")
+    t.rename("h2", "h3")
+    time.sleep(0.3)            # "short" expires: lazy or active, it is fed as a DEL
+    t.get("short")
+    t.flushdb()                # db 0 only; db 6 (was 5) keeps its key
+    t.set("after", "flush")
+    wait_caught_up(t, r)
+    assert_same_dataset(t, r)
+
+
+def test_blocked_client_served_is_fed(linked):
+    master, t, replica, r = linked()
+    waiter = master.client()
+    import threading
+    got = []
+    th = threading.Thread(target=lambda: got.append(waiter.blmove("src", "dst", 5,
+                                                                  "LEFT", "RIGHT")))
+    th.start()
+    deadline = time.monotonic() + 5
+    while t.info("clients")["blocked_clients"] == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    t.rpush("src", "a", "b")
+    th.join()
+    assert got == [b"a"]
+    wait_caught_up(t, r)
+    assert_same_dataset(t, r)
+
+
+def test_info_and_role(linked):
+    master, t, replica, r = linked()
+    t.set("a", 1)
+    wait_caught_up(t, r)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        rep = info(t, "replication")
+        if rep.get("slave0", {}).get("offset", 0) >= rep["master_repl_offset"]:
+            break
+        time.sleep(0.1)
+    assert rep["role"] == "master"
+    assert rep["connected_slaves"] == 1
+    assert rep["slave0"]["state"] == "online"
+    assert rep["slave0"]["port"] == replica.port
+    assert rep["slave0"]["offset"] == rep["master_repl_offset"]
+    assert rep["repl_backlog_active"] == 1
+    assert rep["master_replid"] == info(r, "replication")["master_replid"]
+    role = t.execute_command("ROLE")
+    assert role[0] == b"master" and role[1] == rep["master_repl_offset"]
+    assert role[2] == [[b"127.0.0.1", str(replica.port).encode(),
+                        str(rep["slave0"]["offset"]).encode()]]
+
+
+def test_reconnect_continues_from_backlog(linked):
+    master, t, replica, r = linked()
+    t.set("a", 1)
+    wait_caught_up(t, r)
+    t.client_kill_filter(_type="slave")
+    for i in range(100):
+        t.set("k%d" % i, i)     # while the link is down: in the backlog only
+    wait_online(t, r)
+    wait_caught_up(t, r)
+    assert_same_dataset(t, r)
+    with open(replica.log_path, "rb") as f:
+        log = f.read().decode("utf-8", "replace")
+    assert "Successful partial resynchronization with master" in log
+    assert log.count("MASTER <-> REPLICA sync: Finished with success") == 1
+
+
+def test_big_dataset_and_writes_during_sync(linked):
+    def big(c):
+        p = c.pipeline(transaction=False)
+        for i in range(50000):
+            p.set("key:%d" % i, "value-%d-" % i + "x" * (i % 300))
+        p.execute()
+    master, t, replica, r = linked(before=big)
+    for i in range(1000):
+        t.set("late:%d" % i, i)
+    wait_caught_up(t, r)
+    assert r.dbsize() == t.dbsize() == 51000
+    assert r.get("key:49999") == t.get("key:49999")
+
+
+def test_raw_sync_stream(spawn):
+    """The protocol as Redis's own tests read it (attach_to_replication_stream): SYNC, newlines
+    while the RDB is written, "$<size>" and the RDB, then the stream as RESP arrays."""
+    master = spawn("terse")
+    t = master.client()
+    t.set("before", 1)
+    t.config_set("repl-ping-replica-period", 3600)
+    with h.RawConn(master.port) as c:
+        c.send(b"SYNC\r\n")
+        deadline = time.monotonic() + 10
+        while b"\r\n" not in c.buf.lstrip(b"\n"):
+            c._fill(deadline)
+        c.buf = c.buf.lstrip(b"\n")
+        assert c.buf.startswith(b"$")
+        size = int(c.buf[1:c.buf.index(b"\r\n")])
+        c.buf = c.buf[c.buf.index(b"\r\n") + 2:]
+        while len(c.buf) < size:
+            c._fill(deadline)
+        rdb, c.buf = c.buf[:size], c.buf[size:]
+        assert rdb.startswith(b"REDIS0010")
+        assert t.info("replication")["connected_slaves"] == 1
+        t.set("k", "v", ex=100)
+        t.execute_command("MULTI")
+        t.execute_command("SET", "a", "1")
+        t.execute_command("SET", "b", "2")
+        t.execute_command("EXEC")
+        want = [[b"SELECT", b"0"], [b"SET", b"k", b"v", b"PXAT"], [b"MULTI"],
+                [b"SET", b"a", b"1"], [b"SET", b"b", b"2"], [b"EXEC"]]
+        for w in want:
+            got = h.decode_one(c.read_reply())
+            assert got[:len(w)] == w
+    deadline = time.monotonic() + 5
+    while t.info("replication")["connected_slaves"] != 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert t.info("replication")["connected_slaves"] == 0
