@@ -234,6 +234,7 @@ struct cmd_repl_info {
     size_t n_replicas;
     int backlog_active;
     uint64_t backlog_size, backlog_first, backlog_histlen;
+    uint64_t sync_full, sync_partial_ok, sync_partial_err; /* INFO stats */
 };
 
 /* What SYNC or PSYNC turned into (hooks.repl_sync). */

@@ -351,7 +351,16 @@ static void info_stats(struct info_buf *b, struct cmd_call *c, const struct info
     info_addf(b, "instantaneous_input_kbps:0.00\r\ninstantaneous_output_kbps:0.00\r\n");
     info_addf(b, "rejected_connections:%llu\r\n",
               (unsigned long long)d->si.rejected_connections);
-    info_addf(b, "sync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n");
+    {
+        struct cmd_repl_info r;
+        memset(&r, 0, sizeof(r));
+        if (c->srv->hooks.repl_info != NULL) {
+            c->srv->hooks.repl_info(c->srv->hooks.srv, &r, NULL, NULL);
+        }
+        info_addf(b, "sync_full:%llu\r\nsync_partial_ok:%llu\r\nsync_partial_err:%llu\r\n",
+                  (unsigned long long)r.sync_full, (unsigned long long)r.sync_partial_ok,
+                  (unsigned long long)r.sync_partial_err);
+    }
     info_addf(b, "expired_keys:%llu\r\n", (unsigned long long)d->st.expired_keys);
     info_addf(b, "evicted_keys:%llu\r\nevicted_clients:0\r\n",
               (unsigned long long)s->evicted_keys);

@@ -68,6 +68,7 @@ struct srv_repl {
     struct srv_client *replicas;   /* linked through their links' next */
     size_t n_replicas;
     pid_t child_pid;               /* the child writing the RDB of a full sync, 0: none */
+    uint64_t n_full, n_partial_ok, n_partial_err; /* INFO stats sync_* */
     int64_t last_ping_ms;
 };
 
@@ -153,7 +154,24 @@ void srv_rdb_hooks_install(struct srv *s);
 void srv_rdb_trim(struct srv *s, size_t keep);
 
 /* srv_repl.c */
-struct srv_repl_link;
+/* A replica's side of its connection (srv_repl.c; the child's file in srv_repl_child.c). */
+enum srv_repl_state { WAIT_START = 0, WAIT_END = 1, SEND_RDB = 2, ONLINE = 3 };
+
+struct srv_repl_link {
+    enum srv_repl_state state;
+    int psync;                  /* asked with PSYNC: "+FULLRESYNC" is sent at the fork */
+    struct core_buf wait;       /* the feed while not ONLINE */
+    int rdb_fd;                 /* the file being sent, -1 when none */
+    uint64_t rdb_left;          /* its bytes still to send */
+    uint64_t ack_off;           /* REPLCONF ACK */
+    int64_t ack_ms;
+    int64_t newline_ms;         /* last keepalive newline */
+    int port;                   /* REPLCONF listening-port, 0 when not told */
+    char ip[64];                /* REPLCONF ip-address, else the peer's address */
+    struct srv_client *next;    /* s->repl.replicas */
+};
+/* Puts c on the list of clients flushed after this turn of the loop. */
+void srv_repl_schedule(struct srv *s, struct srv_client *c);
 void srv_repl_init(struct srv *s);
 /* Fills the feed and replication hooks of s->cmd.hooks. */
 void srv_repl_hooks_install(struct srv *s);
@@ -175,8 +193,15 @@ size_t srv_repl_pending(const struct srv_client *c);
 /* After every poll: reaps the RDB child, starts one for waiting replicas, keepalives, PINGs,
  * the backlog's time to live. */
 void srv_repl_step(struct srv *s, int64_t now_ms);
+/* srv_repl_child.c: the full sync's child. */
 /* 1 while the RDB child of a full sync runs (BGSAVE waits for it). */
 int srv_repl_child_busy(const struct srv *s);
+/* Forks the child for the replicas in WAIT_START ("+FULLRESYNC" goes to PSYNC ones). */
+void srv_repl_child_start(struct srv *s);
+/* Reaps an ended child: its replicas get the file, or are closed when it failed. */
+void srv_repl_child_reap(struct srv *s);
+/* Kills and reaps a running child and removes its file (shutdown). */
+void srv_repl_child_kill(struct srv *s);
 /* cmd hook repl_info. */
 void srv_repl_info(void *srv, struct cmd_repl_info *out,
                    void (*replica)(void *arg, const struct cmd_repl_replica *r), void *arg);

@@ -21,46 +21,21 @@
  * (their output plus the link's buffer) and closed past it, as Redis does.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd/cmd_server.h"
 #include "core/core_log.h"
 #include "core/core_mem.h"
 #include "core/core_time.h"
-#include "persist/persist.h"
-#include "persist/persist_rdb.h"
 #include "server/srv_internal.h"
 #include "terse/status.h"
 
 #define REPL_CHUNK (64 * 1024)     /* bytes of the RDB file read into the output per step */
 #define REPL_NEWLINE_MS 1000       /* a waiting replica gets "\n" this often (keeps its link) */
-#define REPL_PATH_MAX 4096
 
-enum repl_state { WAIT_START = 0, WAIT_END = 1, SEND_RDB = 2, ONLINE = 3 };
-
-struct srv_repl_link {
-    enum repl_state state;
-    int psync;                  /* asked with PSYNC: "+FULLRESYNC" is sent at the fork */
-    struct core_buf wait;       /* the feed while not ONLINE */
-    int rdb_fd;                 /* the file being sent, -1 when none */
-    uint64_t rdb_left;          /* its bytes still to send */
-    uint64_t ack_off;           /* REPLCONF ACK */
-    int64_t ack_ms;
-    int64_t newline_ms;         /* last keepalive newline */
-    int port;                   /* REPLCONF listening-port, 0 when not told */
-    char ip[64];                /* REPLCONF ip-address, else the peer's address */
-    struct srv_client *next;    /* s->repl.replicas */
-};
-
-static const char *state_name(enum repl_state st)
+static const char *state_name(enum srv_repl_state st)
 {
     static const char *const names[] = {"wait_bgsave", "wait_bgsave", "send_bulk", "online"};
 
@@ -140,7 +115,7 @@ static int backlog_copy(const struct srv_repl *r, uint64_t from, struct core_buf
 
 /* ---- replicas ----------------------------------------------------------------------------- */
 
-static void schedule(struct srv *s, struct srv_client *c)
+void srv_repl_schedule(struct srv *s, struct srv_client *c)
 {
     if (!c->scheduled) {
         c->scheduled = 1;
@@ -192,7 +167,7 @@ void srv_repl_feed(struct srv *s, const uint8_t *p, size_t len)
         /* Writes were lost: no replica can follow, and no backlog can continue one. */
         while (r->replicas != NULL) {
             r->replicas->cmd.flags |= CMD_CLIENT_CLOSE_ASAP;
-            schedule(s, r->replicas);
+            srv_repl_schedule(s, r->replicas);
             srv_repl_detach(s, r->replicas);
         }
         backlog_free(r);
@@ -215,7 +190,7 @@ void srv_repl_feed(struct srv *s, const uint8_t *p, size_t len)
             c->cmd.flags |= CMD_CLIENT_CLOSE_ASAP;
         }
         if (l->state == ONLINE) {
-            schedule(s, c);
+            srv_repl_schedule(s, c);
         }
     }
 }
@@ -257,12 +232,17 @@ int srv_repl_sync(struct srv *s, struct srv_client *c, const char *replid, long 
             return CMD_REPL_FAILED;
         }
         l->state = SEND_RDB; /* nothing to send from a file: the next step puts it ONLINE */
+        r->n_partial_ok++;
         core_log(CORE_LOG_NOTICE,
                  "Partial resynchronization request from %s accepted. Sending %lld bytes of "
                  "backlog starting from offset %lld.",
                  c->cmd.addr, (long long)r->offset - offset + 1, offset);
     } else {
         l->state = WAIT_START;
+        r->n_full++;
+        if (psync && strcmp(replid, "?") != 0) {
+            r->n_partial_err++; /* it asked to continue and could not */
+        }
         core_log(CORE_LOG_NOTICE, "Replica %s asks for synchronization", c->cmd.addr);
         if (psync) {
             core_log(CORE_LOG_NOTICE, "Full resync requested by replica %s", c->cmd.addr);
@@ -274,7 +254,7 @@ int srv_repl_sync(struct srv *s, struct srv_client *c, const char *replid, long 
     r->n_replicas++;
     backlog_create(s);
     srv_feed_consumers_changed(s);
-    schedule(s, c);
+    srv_repl_schedule(s, c);
     return cont ? CMD_REPL_CONTINUE : CMD_REPL_FULL;
 }
 
@@ -285,159 +265,6 @@ void srv_repl_ack(struct srv *s, struct srv_client *c, long long offset)
         c->repl->ack_off = offset > 0 ? (uint64_t)offset : 0;
         c->repl->ack_ms = core_time_unix_ms();
     }
-}
-
-/* ---- the RDB child ------------------------------------------------------------------------ */
-
-static void child_path(const struct srv *s, long pid, char *out, size_t cap)
-{
-    const char *dir = s->cfg.dir[0] != '\0' && !srv_backup_is_s3(s->cfg.dir) ? s->cfg.dir : "/tmp";
-    size_t n = strlen(dir);
-
-    snprintf(out, cap, "%s%stemp-repl-%ld.rdb", dir, n > 0 && dir[n - 1] == '/' ? "" : "/",
-             pid);
-}
-
-static void child_main(struct srv *s, pid_t parent, int64_t now_ms)
-{
-    char path[REPL_PATH_MAX];
-    struct persist_error err;
-    struct persist_rdb_aux aux = {0, s->repl.replid, (long long)s->repl.offset};
-    sigset_t all;
-    int fd, rc;
-
-    sigemptyset(&all);
-    sigaddset(&all, SIGINT);
-    sigaddset(&all, SIGTERM);
-    sigprocmask(SIG_UNBLOCK, &all, NULL);
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {
-        _exit(1);
-    }
-    for (size_t i = 0; i < s->n_listen; i++) {
-        close(s->listen_fd[i]);
-    }
-    child_path(s, (long)getpid(), path, sizeof(path));
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        core_log(CORE_LOG_WARNING, "Replication RDB %s: %s", path, strerror(errno));
-        _exit(1);
-    }
-    rc = persist_rdb_save_fd(s->shard, s->codec, fd, now_ms, s->cmd.hooks.mem_used(s), &aux,
-                             NULL, NULL, &err);
-    if (rc != TERSE_OK || close(fd) != 0) {
-        core_log(CORE_LOG_WARNING, "Replication RDB %s failed: %s", path, err.reason);
-        _exit(1);
-    }
-    _exit(0);
-}
-
-/* Starts the child for the replicas waiting for one. */
-static void child_start(struct srv *s)
-{
-    struct srv_repl *r = &s->repl;
-    pid_t parent = getpid(), pid;
-    int64_t now = core_time_unix_ms();
-
-    /* The stream a fresh replica reads starts at the fork and selects its db first. */
-    cmd_feed_flush(&s->cmd, 0);
-    cmd_feed_enable(&s->cmd, 1);
-    pid = fork();
-    if (pid < 0) {
-        core_log(CORE_LOG_WARNING, "Can't start the replication RDB: fork: %s",
-                 strerror(errno));
-        for (struct srv_client *c = r->replicas; c != NULL; c = c->repl->next) {
-            if (c->repl->state == WAIT_START) {
-                c->cmd.flags |= CMD_CLIENT_CLOSE_ASAP;
-                schedule(s, c);
-            }
-        }
-        return;
-    }
-    if (pid == 0) {
-        child_main(s, parent, now);
-    }
-    r->child_pid = pid;
-    core_log(CORE_LOG_NOTICE,
-             "Starting BGSAVE for SYNC with target: disk (pid %ld, replication offset %llu)",
-             (long)pid, (unsigned long long)r->offset);
-    for (struct srv_client *c = r->replicas; c != NULL; c = c->repl->next) {
-        struct srv_repl_link *l = c->repl;
-        if (l->state != WAIT_START) {
-            continue;
-        }
-        l->state = WAIT_END;
-        core_buf_consume(&l->wait, core_buf_pending(&l->wait));
-        if (l->psync) {
-            char line[128];
-            int n = snprintf(line, sizeof(line), "+FULLRESYNC %s %llu\r\n", r->replid,
-                             (unsigned long long)r->offset);
-            if (core_buf_append(&c->conn.out, line, (size_t)n) != TERSE_OK) {
-                c->cmd.flags |= CMD_CLIENT_CLOSE_ASAP;
-            }
-        }
-        schedule(s, c);
-    }
-}
-
-/* The child ended: its replicas start receiving the file, or are closed when it failed. */
-static void child_done(struct srv *s, int ok)
-{
-    struct srv_repl *r = &s->repl;
-    char path[REPL_PATH_MAX];
-    struct stat st;
-
-    child_path(s, (long)r->child_pid, path, sizeof(path));
-    r->child_pid = 0;
-    for (struct srv_client *c = r->replicas; c != NULL; c = c->repl->next) {
-        struct srv_repl_link *l = c->repl;
-        char head[32];
-        int n;
-
-        if (l->state != WAIT_END) {
-            continue;
-        }
-        l->rdb_fd = ok ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-        if (l->rdb_fd < 0 || fstat(l->rdb_fd, &st) != 0) {
-            core_log(CORE_LOG_WARNING, "SYNC failed: the replication RDB could not be %s",
-                     ok ? "opened" : "written");
-            c->cmd.flags |= CMD_CLIENT_CLOSE_ASAP;
-            schedule(s, c);
-            continue;
-        }
-        l->rdb_left = (uint64_t)st.st_size;
-        n = snprintf(head, sizeof(head), "$%llu\r\n", (unsigned long long)st.st_size);
-        if (core_buf_append(&c->conn.out, head, (size_t)n) != TERSE_OK) {
-            c->cmd.flags |= CMD_CLIENT_CLOSE_ASAP;
-        }
-        l->state = SEND_RDB;
-        schedule(s, c);
-    }
-    (void)unlink(path); /* open descriptors keep the bytes until sent */
-    if (ok) {
-        core_log(CORE_LOG_NOTICE, "Background RDB transfer started");
-    }
-}
-
-static void child_reap(struct srv *s, int block)
-{
-    int status = 0;
-    pid_t w;
-
-    if (s->repl.child_pid <= 0) {
-        return;
-    }
-    do {
-        w = waitpid(s->repl.child_pid, &status, block ? 0 : WNOHANG);
-    } while (w < 0 && errno == EINTR);
-    if (w == 0) {
-        return;
-    }
-    child_done(s, w > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
-int srv_repl_child_busy(const struct srv *s)
-{
-    return s->repl.child_pid > 0;
 }
 
 /* ---- sending ------------------------------------------------------------------------------ */
@@ -498,7 +325,7 @@ void srv_repl_step(struct srv *s, int64_t now_ms)
     if (now_ms == 0) {
         now_ms = core_time_unix_ms();
     }
-    child_reap(s, 0);
+    srv_repl_child_reap(s);
     if (r->backlog != NULL && r->backlog_cap != (size_t)s->cfg.repl_backlog_size) {
         backlog_free(r); /* CONFIG SET repl-backlog-size: a new, empty one */
         backlog_create(s);
@@ -511,17 +338,17 @@ void srv_repl_step(struct srv *s, int64_t now_ms)
             /* A PSYNC replica acknowledges every second; SYNC ones never do. */
             core_log(CORE_LOG_WARNING, "Disconnecting timedout replica: %s", c->cmd.addr);
             c->cmd.flags |= CMD_CLIENT_CLOSE_ASAP;
-            schedule(s, c);
+            srv_repl_schedule(s, c);
             continue;
         }
         if (l->state <= WAIT_END && now_ms - l->newline_ms >= REPL_NEWLINE_MS) {
             l->newline_ms = now_ms;
             (void)core_buf_append(&c->conn.out, "\n", 1); /* a replica's keepalive */
-            schedule(s, c);
+            srv_repl_schedule(s, c);
         }
     }
     if (waiting && r->child_pid == 0 && s->persist.child_pid == 0) {
-        child_start(s);
+        srv_repl_child_start(s);
     }
     if (r->n_replicas > 0 && now_ms - r->last_ping_ms >= s->cfg.repl_ping_replica_period * 1000) {
         static const char ping[] = "*1\r\n$4\r\nPING\r\n";
@@ -547,14 +374,7 @@ void srv_repl_init(struct srv *s)
 
 void srv_repl_teardown(struct srv *s)
 {
-    if (s->repl.child_pid > 0) {
-        char path[REPL_PATH_MAX];
-        kill(s->repl.child_pid, SIGKILL);
-        child_path(s, (long)s->repl.child_pid, path, sizeof(path));
-        (void)waitpid(s->repl.child_pid, NULL, 0);
-        (void)unlink(path);
-        s->repl.child_pid = 0;
-    }
+    srv_repl_child_kill(s);
     backlog_free(&s->repl);
 }
 
@@ -574,6 +394,9 @@ void srv_repl_info(void *srv, struct cmd_repl_info *out,
     out->backlog_size = (uint64_t)s->cfg.repl_backlog_size;
     out->backlog_first = r->backlog != NULL ? backlog_first(r) : 0;
     out->backlog_histlen = r->backlog_len;
+    out->sync_full = r->n_full;
+    out->sync_partial_ok = r->n_partial_ok;
+    out->sync_partial_err = r->n_partial_err;
     if (replica == NULL) {
         return;
     }

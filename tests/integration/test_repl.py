@@ -218,6 +218,8 @@ def test_reconnect_continues_from_backlog(linked):
         log = f.read().decode("utf-8", "replace")
     assert "Successful partial resynchronization with master" in log
     assert log.count("MASTER <-> REPLICA sync: Finished with success") == 1
+    stats = t.info("stats")
+    assert (stats["sync_full"], stats["sync_partial_ok"], stats["sync_partial_err"]) == (1, 1, 0)
 
 
 def test_big_dataset_and_writes_during_sync(linked):
