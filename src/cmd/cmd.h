@@ -106,6 +106,7 @@ struct cmd_client {
     /* Subscriptions (cmd_pubsub.c): channels, patterns, shard channels; owned, each also in
      * the server's registry of its kind, in the order subscribed. */
     struct cmd_keyreg_key *subs, *psubs, *ssubs;
+    uint64_t woff;         /* replication offset after its last write was fed (WAIT) */
 };
 
 /* ---- hooks into other layers, filled by server/ ------------------------------------------ */
@@ -214,6 +215,10 @@ struct cmd_hooks {
     /* REPLCONF: what (enum cmd_repl_conf) with its number or text. */
     void (*repl_conf)(void *srv, struct cmd_client *cl, int what, long long num,
                       const char *text);
+    /* WAIT: how many online replicas acknowledged offset woff; repl_getack asks them all to
+     * acknowledge soon (a client waits). */
+    long long (*repl_acked)(void *srv, uint64_t woff);
+    void (*repl_getack)(void *srv);
     /* INFO replication, ROLE: the figures, and replica(arg, r) for each replica. */
     void (*repl_info)(void *srv, struct cmd_repl_info *out,
                       void (*replica)(void *arg, const struct cmd_repl_replica *r), void *arg);
@@ -444,6 +449,8 @@ void cmd_block_timeouts(struct cmd_server *srv, int64_t now_ms);
 /* Serves the blocked clients whose keys were written and not yet tried (after work outside a
  * command: the cron's expiry and eviction). */
 void cmd_block_serve(struct cmd_server *srv);
+/* Tries again the clients blocked in WAIT (server/: replicas acknowledged more). */
+void cmd_block_wake_waits(struct cmd_server *srv);
 
 /* ---- the memory budget (cmd_memory.c) --------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /*
  * cmd_block: blocked clients (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX,
- * BZMPOP, XREAD and XREADGROUP with BLOCK), as Redis 7.0 runs them.
+ * BZMPOP, XREAD and XREADGROUP with BLOCK, and WAIT, which waits on no key), as Redis 7.0
+ * runs them.
  *
  * A blocking command first runs as its non-blocking twin. When there is nothing to take, it
  * calls cmd_block: the command is kept (struct cmd_records, arguments copied), its keys go
@@ -220,14 +221,14 @@ static int retry(struct cmd_server *srv, struct cmd_client *cl)
     srv->cur_call = &call;
     call.feed_changes = srv->feed.changes;
     d->proc(&call);
-    srv->cur_call = prev;
-    cl->out = NULL;
     if (srv->feed.on) {
         if (!call.blocked) {
             cmd_feed_after(&call, d);
         }
         cmd_feed_flush(srv, 1); /* each served client is a unit of its own, as in Redis */
     }
+    srv->cur_call = prev;
+    cl->out = NULL;
     if (!call.blocked) {
         if (d->flags & CMD_WRITE) {
             srv->dirty++;
@@ -271,9 +272,13 @@ void cmd_block_serve(struct cmd_server *srv)
 static void wake_empty(struct cmd_server *srv, struct cmd_client *cl, const char *err)
 {
     struct resp_out *o = srv->hooks.client_out(srv->hooks.srv, cl);
+    size_t pos = 0, argc;
+    const struct cmd_def *d = cmd_records_next(&cl->blk, &pos, &argc);
 
     if (err != NULL) {
         resp_write_error(o, err);
+    } else if (cmd_repl_is_wait(d)) {
+        cmd_repl_wait_reply(srv, cl, o); /* WAIT answers how many replicas did */
     } else {
         resp_write_null_array(o); /* whatever the command, as Redis 7.0 answers a timeout */
     }
@@ -299,6 +304,17 @@ void cmd_block_timeouts(struct cmd_server *srv, int64_t now_ms)
         }
     }
     srv->block_next_deadline = next;
+}
+
+void cmd_block_wake_waits(struct cmd_server *srv)
+{
+    for (struct cmd_client *cl = srv->clients; cl != NULL; cl = cl->next) {
+        size_t pos = 0, argc;
+        if ((cl->flags & CMD_CLIENT_BLOCKED) &&
+            cmd_repl_is_wait(cmd_records_next(&cl->blk, &pos, &argc))) {
+            (void)retry(srv, cl);
+        }
+    }
 }
 
 int cmd_block_unblock(struct cmd_server *srv, struct cmd_client *cl, int with_error)

@@ -42,6 +42,9 @@ void cmd_feed_trim(struct cmd_server *srv, size_t keep);
 
 /* cmd_repl.c: 1 when d is REPLCONF's row (the one command a replica's connection runs). */
 int cmd_repl_is_replconf(const struct cmd_def *d);
+/* 1 when d is WAIT's row; its timeout reply: the replicas that acknowledged cl's writes. */
+int cmd_repl_is_wait(const struct cmd_def *d);
+void cmd_repl_wait_reply(struct cmd_server *srv, struct cmd_client *cl, struct resp_out *o);
 
 /* cmd_multi.c: transactions. */
 /* Queues d as c names it (the client is in MULTI) and replies +QUEUED, or an error that

@@ -1,5 +1,5 @@
 /*
- * cmd_repl: the commands of replication's master side: SYNC, PSYNC, REPLCONF and ROLE. What they start (the RDB child, the stream, the backlog) is
+ * cmd_repl: the commands of replication's master side: SYNC, PSYNC, REPLCONF, ROLE, WAIT. What they start (the RDB child, the stream, the backlog) is
  * server/'s (srv_repl.c), reached through the repl_* hooks; the stream's contents are the
  * write feed's (cmd_feed.c); INFO's replication section is cmd_info.c's. terse is always a
  * master: REPLICAOF is not built.
@@ -172,9 +172,49 @@ static void cmd_role(struct cmd_call *c)
     }
 }
 
+/* WAIT numreplicas timeout: blocks until that many replicas acknowledged the client's last
+ * write (its woff), or timeout ms passed (0: for ever); replies how many did. Inside EXEC it
+ * answers at once. */
+static void cmd_wait(struct cmd_call *c)
+{
+    struct cmd_hooks *h = &c->srv->hooks;
+    long long num, timeout, acked;
+
+    if (cmd_ll_or_reply(c, 1, &num, NULL) != 0 ||
+        cmd_ll_or_reply(c, 2, &timeout, "ERR timeout is not an integer or out of range") != 0) {
+        return;
+    }
+    if (timeout < 0) {
+        cmd_reply_err(c, "ERR timeout is negative");
+        return;
+    }
+    acked = h->repl_acked != NULL ? h->repl_acked(h->srv, c->cl->woff) : 0;
+    if (acked >= num || (c->mode & CMD_CALL_EXEC)) {
+        resp_write_int(c->out, acked);
+        return;
+    }
+    if (cmd_block(c, 1, 0, 1, timeout) == 0) {
+        resp_write_int(c->out, acked); /* a server that cannot block */
+    } else if (!(c->mode & CMD_CALL_RETRY) && h->repl_getack != NULL) {
+        h->repl_getack(h->srv);
+    }
+}
+
+void cmd_repl_wait_reply(struct cmd_server *srv, struct cmd_client *cl, struct resp_out *o)
+{
+    struct cmd_hooks *h = &srv->hooks;
+
+    resp_write_int(o, h->repl_acked != NULL ? h->repl_acked(h->srv, cl->woff) : 0);
+}
+
 int cmd_repl_is_replconf(const struct cmd_def *d)
 {
     return d->proc == cmd_replconf;
+}
+
+int cmd_repl_is_wait(const struct cmd_def *d)
+{
+    return d->proc == cmd_wait;
 }
 
 #define REPL_ADMIN (CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI)
@@ -191,4 +231,8 @@ const struct cmd_def cmd_repl_defs[] = {
      "2.8.12", "server", NULL},
     {"sync", 1, REPL_ADMIN, 0, 0, 0, cmd_sync, "@admin @slow @dangerous",
      "Internal command used for replication", "1.0.0", "server", NULL},
+    {"wait", 3, CMD_NOSCRIPT, 0, 0, 0, cmd_wait, "@slow @connection",
+     "Wait for the synchronous replication of all the write commands sent in the context of "
+     "the current connection",
+     "3.0.0", "generic", NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL}};

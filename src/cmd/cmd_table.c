@@ -433,10 +433,11 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
     }
     srv->cur_call = &call;
     dispatch(&call);
-    srv->cur_call = NULL;
     if (srv->feed.on) {
+        /* With cur_call still set: the server notes the offset of cl's writes (WAIT). */
         cmd_feed_flush(srv, !(call.feed & CMD_FEED_NO_MULTI));
     }
+    srv->cur_call = NULL;
     if (cl->flags & (CMD_CLIENT_REPLY_OFF | CMD_CLIENT_REPLY_SKIP)) {
         cl->out->len = call.pushed; /* the reply goes; push messages stay */
     }

@@ -69,6 +69,8 @@ struct srv_repl {
     size_t n_replicas;
     pid_t child_pid;               /* the child writing the RDB of a full sync, 0: none */
     uint64_t n_full, n_partial_ok, n_partial_err; /* INFO stats sync_* */
+    int getack;                    /* a WAIT blocked: send REPLCONF GETACK at the next step */
+    int acks_moved;                /* a replica acknowledged more: retry the WAITs */
     int64_t last_ping_ms;
 };
 

@@ -260,9 +260,10 @@ int srv_repl_sync(struct srv *s, struct srv_client *c, const char *replid, long 
 
 void srv_repl_ack(struct srv *s, struct srv_client *c, long long offset)
 {
-    (void)s;
     if (c->repl != NULL) {
-        c->repl->ack_off = offset > 0 ? (uint64_t)offset : 0;
+        uint64_t off = offset > 0 ? (uint64_t)offset : 0;
+        s->repl.acks_moved |= off > c->repl->ack_off;
+        c->repl->ack_off = off;
         c->repl->ack_ms = core_time_unix_ms();
     }
 }
@@ -350,6 +351,17 @@ void srv_repl_step(struct srv *s, int64_t now_ms)
     if (waiting && r->child_pid == 0 && s->persist.child_pid == 0) {
         srv_repl_child_start(s);
     }
+    if (r->acks_moved) {
+        r->acks_moved = 0;
+        cmd_block_wake_waits(&s->cmd); /* WAIT clients whose replicas caught up */
+    }
+    if (r->getack && r->n_replicas > 0) {
+        /* A client waits in WAIT: ask every replica for its offset now, in the stream (as
+         * Redis does), rather than at its next once-a-second acknowledgement. */
+        static const char getack[] = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n";
+        r->getack = 0;
+        srv_repl_feed(s, (const uint8_t *)getack, sizeof(getack) - 1);
+    }
     if (r->n_replicas > 0 && now_ms - r->last_ping_ms >= s->cfg.repl_ping_replica_period * 1000) {
         static const char ping[] = "*1\r\n$4\r\nPING\r\n";
         r->last_ping_ms = now_ms;
@@ -426,7 +438,28 @@ void srv_feed_consumers_changed(struct srv *s)
 
 static void hook_feed(void *srv, const uint8_t *p, size_t len)
 {
-    srv_repl_feed(srv, p, len);
+    struct srv *s = srv;
+
+    srv_repl_feed(s, p, len);
+    if (s->cmd.cur_call != NULL) {
+        s->cmd.cur_call->cl->woff = s->repl.offset; /* what WAIT waits for */
+    }
+}
+
+static long long hook_acked(void *srv, uint64_t woff)
+{
+    struct srv *s = srv;
+    long long n = 0;
+
+    for (struct srv_client *c = s->repl.replicas; c != NULL; c = c->repl->next) {
+        n += c->repl->state == ONLINE && c->repl->ack_off >= woff;
+    }
+    return n;
+}
+
+static void hook_getack(void *srv)
+{
+    ((struct srv *)srv)->repl.getack = 1;
 }
 
 static int hook_sync(void *srv, struct cmd_client *cl, const char *replid, long long offset,
@@ -458,4 +491,6 @@ void srv_repl_hooks_install(struct srv *s)
     s->cmd.hooks.repl_sync = hook_sync;
     s->cmd.hooks.repl_conf = hook_conf;
     s->cmd.hooks.repl_info = srv_repl_info;
+    s->cmd.hooks.repl_acked = hook_acked;
+    s->cmd.hooks.repl_getack = hook_getack;
 }

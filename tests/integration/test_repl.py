@@ -271,3 +271,35 @@ def test_raw_sync_stream(spawn):
     while t.info("replication")["connected_slaves"] != 0 and time.monotonic() < deadline:
         time.sleep(0.02)
     assert t.info("replication")["connected_slaves"] == 0
+
+
+def test_wait_counts_acknowledging_replicas(linked):
+    master, t, replica, r = linked()
+    t.set("a", 1)
+    start = time.monotonic()
+    assert t.execute_command("WAIT", 1, 5000) == 1       # GETACK: answered well before 5 s
+    assert time.monotonic() - start < 2
+    start = time.monotonic()
+    assert t.execute_command("WAIT", 2, 300) == 1        # only one replica: the timeout
+    assert time.monotonic() - start >= 0.29
+    with t.pipeline(transaction=True) as p:
+        p.set("b", 2).execute_command("WAIT", 5, 0)      # inside EXEC: at once
+        assert p.execute() == [True, 1]
+    assert t.info("clients")["blocked_clients"] == 0
+
+
+def test_wait_errors_as_redis(spawn):
+    master, oracle = spawn("terse"), spawn("redis")
+    t, o = master.client(), oracle.client()
+    for args in (("WAIT", "x", 0), ("WAIT", 0, "x"), ("WAIT", 0, -1), ("WAIT", 0, 0),
+                 ("WAIT", 0, 10), ("WAIT", 1)):
+        got = []
+        for c in (t, o):
+            try:
+                got.append(("ok", c.execute_command(*args)))
+            except Exception as e:  # noqa: BLE001 - the error text is what is compared
+                got.append(("err", str(e)))
+        assert got[0] == got[1], args
+    start = time.monotonic()
+    assert t.execute_command("WAIT", 1, 100) == 0        # no replica: waits out its timeout
+    assert time.monotonic() - start >= 0.09
