@@ -128,7 +128,7 @@ test: deps-test
 
 BUILD_PKGS := make gcc libc6-dev liblz4-dev libxxhash-dev libzstd-dev pkg-config libssl-dev \
               libcurl4-openssl-dev zlib1g-dev libisal-dev liblzf-dev
-TEST_PKGS := $(BUILD_PKGS) g++ clang libclang-rt-14-dev libcmocka-dev redis-server redis-tools \
+TEST_PKGS := $(BUILD_PKGS) g++ clang libclang-rt-14-dev libcmocka-dev redis-server redis-tools nutcracker \
              python3 python3-pytest python3-redis python3-boto3 valgrind tcl patch \
              debian-archive-keyring
 missing = $(strip $(foreach p,$(1),$(if $(shell dpkg-query -W -f='$${Status}' $(p) 2>/dev/null \
