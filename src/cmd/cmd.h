@@ -384,6 +384,9 @@ struct cmd_server {
     uint64_t dirty;
     const struct cmd_def **table; /* top-level commands sorted by name; owned, from alloc */
     size_t n_table;
+    const struct cmd_def **htab;  /* the same commands by name hash (cmd_lookup); owned, from
+                                     alloc, htab_mask + 1 slots */
+    size_t htab_mask;
     /* Scratch space for decoding and encoding values. Owned here, grown with alloc, reused
      * across commands, freed by cmd_server_deinit. */
     uint8_t *scratch;

@@ -33,12 +33,18 @@ static const struct cmd_def *const *families(size_t *n)
     return fam;
 }
 
+/* ASCII lower case: command names are ASCII, and a locale must not change which one runs. */
+static inline int lower(uint8_t c)
+{
+    return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
 static int name_cmp(const uint8_t *a, size_t alen, const char *b)
 {
     size_t i;
 
     for (i = 0; i < alen && b[i] != '\0'; i++) {
-        int ca = tolower(a[i]), cb = (unsigned char)b[i];
+        int ca = lower(a[i]), cb = (unsigned char)b[i];
         if (ca != cb) {
             return ca - cb;
         }
@@ -47,6 +53,43 @@ static int name_cmp(const uint8_t *a, size_t alen, const char *b)
         return 1;
     }
     return b[i] == '\0' ? 0 : -1;
+}
+
+/* FNV-1a over the lower-cased name: the slot of the lookup table (cmd_lookup). */
+static uint32_t name_hash(const uint8_t *p, size_t len)
+{
+    uint32_t h = 2166136261u;
+
+    for (size_t i = 0; i < len; i++) {
+        h = (h ^ (uint32_t)lower(p[i])) * 16777619u;
+    }
+    return h;
+}
+
+/* Builds srv->htab: every top-level command in an open-addressing table at least twice its
+ * size (linear probing), so a lookup is one hash and, nearly always, one comparison. */
+static int htab_build(struct cmd_server *srv)
+{
+    size_t cap = 16;
+
+    while (cap < srv->n_table * 2) {
+        cap <<= 1;
+    }
+    srv->htab = srv->alloc.alloc(srv->alloc.opaque, cap * sizeof(*srv->htab));
+    if (srv->htab == NULL) {
+        return TERSE_ENOMEM;
+    }
+    memset((void *)srv->htab, 0, cap * sizeof(*srv->htab));
+    srv->htab_mask = cap - 1;
+    for (size_t i = 0; i < srv->n_table; i++) {
+        const char *name = srv->table[i]->name;
+        size_t at = name_hash((const uint8_t *)name, strlen(name)) & srv->htab_mask;
+        while (srv->htab[at] != NULL) {
+            at = (at + 1) & srv->htab_mask;
+        }
+        srv->htab[at] = srv->table[i];
+    }
+    return TERSE_OK;
 }
 
 static int def_sort(const void *a, const void *b)
@@ -77,6 +120,11 @@ int cmd_server_init(struct cmd_server *srv)
     }
     qsort((void *)srv->table, n, sizeof(*srv->table), def_sort);
     srv->n_table = n;
+    if (htab_build(srv) != TERSE_OK) {
+        srv->alloc.free(srv->alloc.opaque, (void *)srv->table);
+        srv->table = NULL;
+        return TERSE_ENOMEM;
+    }
     srv->clients = NULL;
     srv->next_client_id = 1;
     srv->scratch = NULL;
@@ -109,6 +157,8 @@ void cmd_server_deinit(struct cmd_server *srv)
     srv->alloc.free(srv->alloc.opaque, (void *)srv->table);
     srv->table = NULL;
     srv->n_table = 0;
+    srv->alloc.free(srv->alloc.opaque, (void *)srv->htab);
+    srv->htab = NULL;
     srv->alloc.free(srv->alloc.opaque, srv->scratch);
     srv->alloc.free(srv->alloc.opaque, srv->scratch2);
     srv->alloc.free(srv->alloc.opaque, srv->scratch3);
@@ -137,18 +187,11 @@ const struct cmd_def *cmd_table_at(const struct cmd_server *srv, size_t i)
 
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len)
 {
-    size_t lo = 0, hi = srv->n_table;
+    size_t at = name_hash(name, len) & srv->htab_mask;
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int r = name_cmp(name, len, srv->table[mid]->name);
-        if (r == 0) {
-            return srv->table[mid];
-        }
-        if (r < 0) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
+    for (const struct cmd_def *d; (d = srv->htab[at]) != NULL; at = (at + 1) & srv->htab_mask) {
+        if (name_cmp(name, len, d->name) == 0) {
+            return d;
         }
     }
     return NULL;
