@@ -410,11 +410,18 @@ static int xread_serve(struct cmd_call *c, const struct xread_args *a, size_t k,
             rc = -1;
         }
     }
-    if (rc == 1 && g != NULL && cmd_stream_store_or_withdraw(c, key, &s, mark) != 0) {
-        rc = -1;
-    } else if (rc == 1 && g != NULL && !history && cmd_feed_on(c)) {
-        feed_read(c, key, a, &s, g, lo, n, created ? &c->argv[a->group_arg + 1] : NULL,
-                  &last_before);
+    if (rc == 1 && g != NULL) {
+        /* Fed before the store: the model's names point into the decoded form, which the
+         * store's encoding may overwrite. Taken back when the store fails. */
+        size_t feed_mark = c->srv->feed.n_ops;
+        if (!history && cmd_feed_on(c)) {
+            feed_read(c, key, a, &s, g, lo, n, created ? &c->argv[a->group_arg + 1] : NULL,
+                      &last_before);
+        }
+        if (cmd_stream_store_or_withdraw(c, key, &s, mark) != 0) {
+            cmd_feed_undo(c->srv, feed_mark);
+            rc = -1;
+        }
     }
 done:
     store_stream_deinit(&s);
