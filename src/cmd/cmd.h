@@ -219,6 +219,8 @@ struct cmd_hooks {
      * acknowledge soon (a client waits). */
     long long (*repl_acked)(void *srv, uint64_t woff);
     void (*repl_getack)(void *srv);
+    /* Online replicas that acknowledged within max_lag seconds (min-replicas-to-write). */
+    long long (*repl_good)(void *srv, long long max_lag);
     /* INFO replication, ROLE: the figures, and replica(arg, r) for each replica. */
     void (*repl_info)(void *srv, struct cmd_repl_info *out,
                       void (*replica)(void *arg, const struct cmd_repl_replica *r), void *arg);
@@ -313,6 +315,12 @@ struct cmd_settings {
     long long zset_max_listpack_value;   /* zset-max-listpack-value: OBJECT ENCODING */
     long long stream_node_max_entries;   /* stream-node-max-entries: approximate trimming */
     int notify;                /* notify-keyspace-events: CMD_NOTIFY_* bits */
+    /* Writes refused (Redis 7.0's processCommand): misconf is set by server/ while
+     * stop-writes-on-bgsave-error is on, save points exist and the last background save
+     * failed (-MISCONF, PING too); min_replicas_* (min-replicas-to-write, -max-lag) make a
+     * write need that many replicas acknowledging within max_lag seconds (-NOREPLICAS). */
+    int misconf;
+    long long min_replicas_to_write, min_replicas_max_lag;
     char run_id[41];           /* 40 hex chars, random per process start */
 };
 

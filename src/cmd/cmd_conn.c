@@ -172,6 +172,11 @@ static void cmd_reset(struct cmd_call *c)
     resp_write_simple(c->out, "RESET");
 }
 
+int cmd_conn_is_ping(const struct cmd_def *d)
+{
+    return d->proc == cmd_ping;
+}
+
 const struct cmd_def cmd_conn_defs[] = {
     {"auth", -2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH |
                      CMD_ALLOW_BUSY,

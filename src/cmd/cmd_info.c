@@ -450,6 +450,12 @@ static void info_replication(struct info_buf *b, struct cmd_call *c, const struc
         cmd_server_id(c->srv, d->si.pid, 1, r.replid);
     }
     info_addf(b, "role:master\r\nconnected_slaves:%zu\r\n", r.n_replicas);
+    if (c->srv->settings.min_replicas_to_write > 0 && c->srv->settings.min_replicas_max_lag > 0) {
+        info_addf(b, "min_slaves_good_slaves:%lld\r\n",
+                  h->repl_good != NULL
+                      ? h->repl_good(h->srv, c->srv->settings.min_replicas_max_lag)
+                      : 0);
+    }
     if (h->repl_info != NULL && r.n_replicas > 0) {
         h->repl_info(h->srv, &r, info_replica, &acc);
     }

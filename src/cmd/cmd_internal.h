@@ -40,6 +40,9 @@ void cmd_feed_free(struct cmd_server *srv);
 /* Frees the feed's buffers above keep bytes while no unit is open (cron). */
 void cmd_feed_trim(struct cmd_server *srv, size_t keep);
 
+/* cmd_conn.c: 1 when d is PING's row (refused like a write under MISCONF, as in Redis). */
+int cmd_conn_is_ping(const struct cmd_def *d);
+
 /* cmd_repl.c: 1 when d is REPLCONF's row (the one command a replica's connection runs). */
 int cmd_repl_is_replconf(const struct cmd_def *d);
 /* 1 when d is WAIT's row; its timeout reply: the replicas that acknowledged cl's writes. */

@@ -379,6 +379,30 @@ static void refuse(struct cmd_call *c, const struct cmd_def *d, const char *msg)
     }
 }
 
+/* Redis's refusals of a write (MISCONF, NOREPLICAS), after the memory check as in Redis 7.0's
+ * processCommand: 1 when d was refused (replied). EXEC counts as a write when it queued one. */
+static int writes_denied(struct cmd_call *c, const struct cmd_def *d)
+{
+    struct cmd_server *srv = c->srv;
+    int is_write = (d->flags & CMD_WRITE) ||
+                   (cmd_multi_is_exec(d) && (c->cl->flags & CMD_CLIENT_MULTI) &&
+                    (c->cl->mq.flags & CMD_WRITE));
+
+    if (srv->settings.misconf && (is_write || cmd_conn_is_ping(d))) {
+        refuse(c, d, CMD_ERR_MISCONF);
+        return 1;
+    }
+    if (is_write && srv->settings.min_replicas_to_write > 0 &&
+        srv->settings.min_replicas_max_lag > 0 &&
+        (srv->hooks.repl_good == NULL ||
+         srv->hooks.repl_good(srv->hooks.srv, srv->settings.min_replicas_max_lag) <
+             srv->settings.min_replicas_to_write)) {
+        refuse(c, d, "NOREPLICAS Not enough good replicas to write.");
+        return 1;
+    }
+    return 0;
+}
+
 /* cmd_dispatch's checks and run, for the call it set up. */
 static void dispatch(struct cmd_call *c)
 {
@@ -426,6 +450,10 @@ static void dispatch(struct cmd_call *c)
                      (cl->mq.flags & CMD_DENYOOM));
     if (srv->settings.maxmemory != 0 && !cmd_memory_admit(c, d, deny)) {
         refuse(c, d, CMD_ERR_OOM);
+        return;
+    }
+    if ((srv->settings.misconf || srv->settings.min_replicas_to_write > 0) &&
+        writes_denied(c, d)) {
         return;
     }
     if (cl->resp == 2 && !(d->flags & CMD_SUB_OK) && cmd_pubsub_any(cl)) {

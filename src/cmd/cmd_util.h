@@ -21,6 +21,12 @@
 #define CMD_ERR_NAN_INF "ERR increment would produce NaN or Infinity"
 #define CMD_ERR_DB_INDEX "ERR DB index is out of range"
 #define CMD_ERR_OOM "OOM command not allowed when used memory > 'maxmemory'."
+#define CMD_ERR_MISCONF                                                                          \
+    "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist "  \
+    "to disk. Commands that may modify the data set are disabled, because this instance is "    \
+    "configured to report errors during writes if RDB snapshotting fails "                       \
+    "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the "  \
+    "RDB error."
 #define CMD_ERR_STRING_TOO_LONG "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
 
 /* Parses a whole slice as a long long exactly as Redis's string2ll (no spaces, no '+', no

@@ -308,6 +308,10 @@ void core_config_notify_format(int flags, char *buf);
       CORE_CONFIG_MUTABLE)                                                                       \
     X("repl-backlog-ttl", repl_backlog_ttl, INT, "3600", 0, CORE_CONFIG_INT_MAX, -,             \
       CORE_CONFIG_MUTABLE)                                                                       \
+    X("min-replicas-to-write", min_replicas_to_write, INT, "0", 0, CORE_CONFIG_INT_MAX, -,      \
+      CORE_CONFIG_MUTABLE)                                                                       \
+    X("min-replicas-max-lag", min_replicas_max_lag, INT, "10", 0, CORE_CONFIG_INT_MAX, -,       \
+      CORE_CONFIG_MUTABLE)                                                                       \
     X("s3-endpoint", s3_endpoint, STR, "", 0, 0, -, CORE_CONFIG_PROTECTED)                       \
     X("s3-region", s3_region, STR, "us-east-1", 0, 0, -, CORE_CONFIG_MUTABLE)                    \
     X("s3-path-style", s3_path_style, BOOL, "no", 0, 0, -, CORE_CONFIG_MUTABLE)                  \
@@ -336,6 +340,8 @@ void core_config_notify_format(int flags, char *buf);
 #define CORE_CONFIG_ALIASES(X)                                                                   \
     X("hash-max-ziplist-entries", hash_max_listpack_entries)                                     \
     X("repl-ping-slave-period", repl_ping_replica_period)                                        \
+    X("min-slaves-to-write", min_replicas_to_write)                                              \
+    X("min-slaves-max-lag", min_replicas_max_lag)                                                \
     X("hash-max-ziplist-value", hash_max_listpack_value)                                         \
     X("list-max-ziplist-size", list_max_listpack_size)                                         \
     X("zset-max-ziplist-entries", zset_max_listpack_entries)                                     \

@@ -232,6 +232,9 @@ void srv_settings_sync(struct srv *s)
                  (long long)s->cfg.terse_compression_level);
     }
     st->notify = (int)s->cfg.notify_keyspace_events;
+    st->min_replicas_to_write = s->cfg.min_replicas_to_write;
+    st->min_replicas_max_lag = s->cfg.min_replicas_max_lag;
+    srv_persist_misconf_sync(s);
     core_log_set_level((enum core_log_level)s->cfg.loglevel);
     cmd_settings_changed(&s->cmd);
 }

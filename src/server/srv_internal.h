@@ -148,6 +148,9 @@ void srv_persist_cron(struct srv *s, int64_t now_ms);
 int srv_persist_shutdown(struct srv *s, unsigned flags);
 /* Kills and reaps a BGSAVE child still running. */
 void srv_persist_teardown(struct srv *s);
+/* Sets cmd's misconf (writes refused with -MISCONF) from stop-writes-on-bgsave-error, the
+ * save points and the last background save's outcome. */
+void srv_persist_misconf_sync(struct srv *s);
 
 /* srv_rdb.c */
 /* Fills the DUMP and RESTORE hooks of s->cmd.hooks (RDB serialization, persist_rdb.h). */

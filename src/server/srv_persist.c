@@ -105,6 +105,12 @@ static int save_here(struct srv *s, int64_t now_ms, char *why, size_t why_cap)
     return TERSE_OK;
 }
 
+void srv_persist_misconf_sync(struct srv *s)
+{
+    s->cmd.settings.misconf = s->cfg.stop_writes_on_bgsave_error && s->cfg.save.n_point > 0 &&
+                              !s->persist.last_bgsave_ok;
+}
+
 static void saved(struct srv *s, int64_t now_ms, uint64_t covered)
 {
     struct srv_persist *p = &s->persist;
@@ -113,6 +119,7 @@ static void saved(struct srv *s, int64_t now_ms, uint64_t covered)
     p->last_save_ms = now_ms;
     p->n_saves++;
     p->last_bgsave_ok = 1;
+    srv_persist_misconf_sync(s);
 }
 
 static int save_fg(struct srv *s)
@@ -125,6 +132,7 @@ static int save_fg(struct srv *s)
     }
     if (save_here(s, now, why, sizeof(why)) != TERSE_OK) {
         s->persist.last_bgsave_ok = 0;
+        srv_persist_misconf_sync(s);
         return CMD_SAVE_FAILED;
     }
     saved(s, now, s->cmd.dirty);
@@ -173,6 +181,7 @@ static int bgsave_start(struct srv *s)
     if (pid < 0) {
         core_log(CORE_LOG_WARNING, "Can't save in background: fork: %s", strerror(errno));
         p->last_bgsave_ok = 0;
+        srv_persist_misconf_sync(s);
         if (msg[0] >= 0) {
             close(msg[0]);
             close(msg[1]);
@@ -251,6 +260,7 @@ static void child_reap(struct srv *s, int block)
             unlink(tmp);
         }
         p->last_bgsave_ok = 0;
+        srv_persist_misconf_sync(s);
     }
     p->last_bgsave_time_s = (long long)((now - p->child_start_ms) / 1000);
     p->child_pid = 0;
@@ -379,6 +389,7 @@ void srv_persist_hooks_install(struct srv *s)
     h->reload = hook_reload;
     s->persist.last_save_ms = core_time_unix_ms();
     s->persist.last_bgsave_ok = 1;
+    srv_persist_misconf_sync(s);
     s->persist.last_bgsave_time_s = -1;
     s->persist.child_msg_fd = -1;
 }

@@ -458,6 +458,18 @@ static long long hook_acked(void *srv, uint64_t woff)
     return n;
 }
 
+static long long hook_good(void *srv, long long max_lag)
+{
+    struct srv *s = srv;
+    int64_t now = core_time_unix_ms();
+    long long n = 0;
+
+    for (struct srv_client *c = s->repl.replicas; c != NULL; c = c->repl->next) {
+        n += c->repl->state == ONLINE && (now - c->repl->ack_ms) / 1000 <= max_lag;
+    }
+    return n;
+}
+
 static void hook_getack(void *srv)
 {
     ((struct srv *)srv)->repl.getack = 1;
@@ -494,4 +506,5 @@ void srv_repl_hooks_install(struct srv *s)
     s->cmd.hooks.repl_info = srv_repl_info;
     s->cmd.hooks.repl_acked = hook_acked;
     s->cmd.hooks.repl_getack = hook_getack;
+    s->cmd.hooks.repl_good = hook_good;
 }

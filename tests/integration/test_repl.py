@@ -363,3 +363,69 @@ def test_random_writes_replay_the_same(linked, seed):
         return v[:-1]
     assert sorted(a) == sorted(b)
     assert [k for k in a if norm(a[k]) != norm(b[k])] == []
+
+
+def test_min_replicas_to_write(linked):
+    master, t, replica, r = linked()
+    t.set("a", 1)
+    wait_caught_up(t, r)
+    t.config_set("min-replicas-to-write", 1)
+    deadline = time.monotonic() + 5
+    while t.info("replication").get("min_slaves_good_slaves") != 1:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert t.set("b", 2)                                  # one good replica: writes go
+    t.config_set("min-replicas-to-write", 2)
+    with pytest.raises(redis.ResponseError, match="^NOREPLICAS Not enough good replicas to write"):
+        t.set("c", 3)
+    assert t.get("b") == b"2" and t.get("c") is None     # reads still go
+    with h.RawConn(master.port) as c:     # refused when queued: the EXEC aborts
+        assert c.call("MULTI") == b"+OK\r\n"
+        assert c.call("INCR", "b").startswith(b"-NOREPLICAS")
+        assert c.call("EXEC").startswith(b"-EXECABORT")
+    t.config_set("min-replicas-to-write", 0)
+    with h.RawConn(master.port) as c:     # queued, then refused at EXEC (Redis's test)
+        assert c.call("MULTI") == b"+OK\r\n"
+        assert c.call("INCR", "b") == b"+QUEUED\r\n"
+        t.config_set("min-replicas-to-write", 2)
+        assert c.call("EXEC").startswith(b"-EXECABORT Transaction discarded because of: "
+                                          b"NOREPLICAS")
+    assert t.get("b") == b"2"
+    t.config_set("min-slaves-to-write", 0)               # Redis's old name, same option
+    assert t.set("c", 3)
+
+
+def test_misconf_after_a_failed_background_save(spawn, tmp_path):
+    """stop-writes-on-bgsave-error: writes (and PING) refused with Redis's text once a BGSAVE
+    failed, until one succeeds; compared with redis-server in the same state."""
+    replies = []
+    for kind in ("terse", "redis"):
+        d = tmp_path / kind
+        d.mkdir()
+        s = spawn(kind, ["--dir", str(d), "--save", "3600 1"])
+        c = s.client()
+        c.set("k", 1)
+        os.rmdir(d)            # no file can be created there now (Redis's cwd included)
+        c.bgsave()
+        deadline = time.monotonic() + 10
+        while c.info("persistence")["rdb_last_bgsave_status"] == "ok":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        got = []
+        for cmd in (("SET", "k", 2), ("PING",), ("GET", "k")):
+            try:
+                got.append(c.execute_command(*cmd))
+            except redis.ResponseError as e:
+                got.append(str(e))
+        replies.append(got)
+        if kind == "terse":    # terse saves by path: a new directory there lifts it
+            d.mkdir()
+            c.bgsave()
+            while c.info("persistence")["rdb_last_bgsave_status"] != "ok":
+                assert time.monotonic() < deadline + 10
+                time.sleep(0.05)
+            assert c.set("k", 3)
+        c.config_set("save", "")   # so that stopping it does not try to save there again
+    assert replies[0] == replies[1]
+    assert replies[0][0].startswith("MISCONF Redis is configured to save RDB snapshots")
+    assert replies[0][2] == b"1"
