@@ -519,6 +519,8 @@ struct cmd_call {
                                       key it left empty (cmd_notify_edit reports it) */
     size_t pushed;                 /* out->len after the last push message to the client
                                       (cmd_push_begin/end): what a silenced client keeps */
+    int unchanged;                 /* set by a write that changed nothing it names (SETBIT of
+                                      the same bit): not counted in dirty, as in Redis */
     unsigned feed;                 /* enum cmd_feed_flags, set by the handler */
     uint64_t feed_changes;         /* srv->feed.changes as the handler started */
 };
@@ -633,6 +635,7 @@ extern const struct cmd_def cmd_zset_defs[];
 extern const struct cmd_def cmd_stream_defs[];
 extern const struct cmd_def cmd_dump_defs[];
 extern const struct cmd_def cmd_repl_defs[];
+extern const struct cmd_def cmd_bitmap_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);

@@ -202,6 +202,11 @@ void cmd_setbit_proc(struct cmd_call *c)
     }
     mask = (uint8_t)(1u << (7 - (offset & 7)));
     old = (p[byte] & mask) != 0;
+    if (e != NULL && nlen == olen && old == (on != 0)) {
+        c->unchanged = 1; /* the same bit: nothing stored, nor counted (Redis's dirty) */
+        resp_write_int(c->out, old);
+        return;
+    }
     p[byte] = on ? (uint8_t)(p[byte] | mask) : (uint8_t)(p[byte] & ~mask);
     st = cmd_value_store(c, c->cl->db, key, p, nlen, e != NULL ? STORE_KEEP_TTL : STORE_NO_EXPIRE,
                          CMD_VALUE_RAW);

@@ -28,7 +28,8 @@ static const struct cmd_def *const *families(size_t *n)
                                                 cmd_persist_defs, cmd_hash_defs,
                                                 cmd_list_defs, cmd_set_defs, cmd_zset_defs,
                                                 cmd_stream_defs, cmd_multi_defs, cmd_sort_defs,
-                                                cmd_pubsub_defs, cmd_dump_defs, cmd_repl_defs};
+                                                cmd_pubsub_defs, cmd_dump_defs, cmd_repl_defs,
+                                                cmd_bitmap_defs};
     *n = sizeof(fam) / sizeof(fam[0]);
     return fam;
 }
@@ -349,8 +350,9 @@ void cmd_run(struct cmd_call *c, const struct cmd_def *d)
     }
     c->feed = 0;
     c->feed_changes = c->srv->feed.changes;
+    c->unchanged = 0;
     d->proc(c);
-    if (d->flags & CMD_WRITE) {
+    if ((d->flags & CMD_WRITE) && !c->unchanged) {
         c->srv->dirty += write_n_keys(d, c->argc);
     }
     if (c->srv->feed.on) {
