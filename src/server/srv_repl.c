@@ -520,7 +520,7 @@ void srv_repl_step(struct srv *s, int64_t now_ms)
             schedule(s, c);
         }
     }
-    if (waiting && r->child_pid == 0 && s->persist.child_pid == 0) {
+    if (waiting && !srv_child_busy(s)) {
         child_start(s);
     }
     if (r->n_replicas > 0 && now_ms - r->last_ping_ms >= s->cfg.repl_ping_replica_period * 1000) {
@@ -593,17 +593,23 @@ void srv_repl_info(void *srv, struct cmd_repl_info *out,
 void srv_feed_consumers_changed(struct srv *s)
 {
     /* The backlog records the stream while no replica is attached too: one that comes back
-     * continues from it. */
-    int on = s->repl.n_replicas > 0 || s->repl.backlog != NULL;
+     * continues from it. The AOF, while on (or waiting for its first rewrite), is the other
+     * consumer. */
+    int on = s->repl.n_replicas > 0 || s->repl.backlog != NULL || srv_aof_wants_feed(s);
 
     if (on != s->cmd.feed.on) {
         cmd_feed_enable(&s->cmd, on);
     }
 }
 
-static void hook_feed(void *srv, const uint8_t *p, size_t len)
+static void hook_feed(void *srv, const uint8_t *p, size_t len, unsigned to)
 {
-    srv_repl_feed(srv, p, len);
+    if (to & CMD_FEED_TO_REPL) {
+        srv_repl_feed(srv, p, len);
+    }
+    if (to & CMD_FEED_TO_AOF) {
+        srv_aof_feed(srv, p, len);
+    }
 }
 
 static int hook_sync(void *srv, struct cmd_client *cl, const char *replid, long long offset,
