@@ -38,8 +38,11 @@ enum cmd_client_flags {
     CMD_CLIENT_REPLY_OFF = 1 << 8,         /* CLIENT REPLY OFF: replies dropped, pushes sent */
     CMD_CLIENT_REPLY_SKIP = 1 << 9,        /* this command's reply is dropped (CLIENT REPLY SKIP) */
     CMD_CLIENT_REPLY_SKIP_NEXT = 1 << 10,  /* CLIENT REPLY SKIP ran: the next command's is */
-    CMD_CLIENT_REPLICA = 1 << 11           /* SYNC/PSYNC made it a replica: it gets the write
+    CMD_CLIENT_REPLICA = 1 << 11,          /* SYNC/PSYNC made it a replica: it gets the write
                                               feed; only REPLCONF runs, nothing is replied */
+    CMD_CLIENT_MUST_OBEY = 1 << 12         /* the AOF loader (Redis's mustObeyClient): commands
+                                              replay as they were written (XADD's LIMIT after
+                                              '=' is accepted and ignored) */
 };
 
 /*

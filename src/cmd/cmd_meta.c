@@ -7,32 +7,32 @@
  * row per command, sorted by name (strcmp), pointing at slices of the pools. An argument's
  * children are contiguous in the argument pool (child index, n_args).
  *
- * Names: append auth bgsave blmove blmpop blpop brpop brpoplpush bzmpop bzpopmax bzpopmin client
- *        client|getname client|help client|id client|info client|kill client|list client|no-evict
- *        client|reply client|setname client|unblock command command|count command|docs
- *        command|getkeys command|getkeysandflags command|help command|info command|list config
- *        config|get config|help config|resetstat config|rewrite config|set copy dbsize debug decr
- *        decrby del discard dump echo exec exists expire expireat expiretime flushall flushdb get
- *        getbit getdel getex getrange getset hdel hello hexists hget hgetall hincrby hincrbyfloat
- *        hkeys hlen hmget hmset hrandfield hscan hset hsetnx hstrlen hvals incr incrby incrbyfloat
- *        info keys lastsave lcs lindex linsert llen lmove lmpop lpop lpos lpush lpushx lrange lrem
- *        lset ltrim memory memory|* memory|doctor memory|help memory|malloc-stats memory|purge
- *        memory|stats memory|usage mget move mset msetnx multi object object|encoding object|freq
- *        object|help object|idletime object|refcount persist pexpire pexpireat pexpiretime ping
- *        psetex psubscribe psync pttl publish pubsub pubsub|channels pubsub|help pubsub|numpat
- *        pubsub|numsub pubsub|shardchannels pubsub|shardnumsub punsubscribe quit randomkey rename
- *        renamenx replconf reset restore role rpop rpoplpush rpush rpushx sadd save scan scard
- *        sdiff sdiffstore select set setbit setex setnx setrange shutdown sinter sintercard
- *        sinterstore sismember smembers smismember smove sort sort_ro spop spublish srandmember
- *        srem sscan ssubscribe strlen subscribe substr sunion sunionstore sunsubscribe swapdb sync
- *        time touch ttl type unlink unsubscribe unwatch watch xack xadd xautoclaim xclaim xdel
- *        xgroup xgroup|create xgroup|createconsumer xgroup|delconsumer xgroup|destroy xgroup|help
- *        xgroup|setid xinfo xinfo|consumers xinfo|groups xinfo|help xinfo|stream xlen xpending
- *        xrange xread xreadgroup xrevrange xsetid xtrim zadd zcard zcount zdiff zdiffstore zincrby
- *        zinter zintercard zinterstore zlexcount zmpop zmscore zpopmax zpopmin zrandmember zrange
- *        zrangebylex zrangebyscore zrangestore zrank zrem zremrangebylex zremrangebyrank
- *        zremrangebyscore zrevrange zrevrangebylex zrevrangebyscore zrevrank zscan zscore zunion
- *        zunionstore
+ * Names: append auth bgrewriteaof bgsave blmove blmpop blpop brpop brpoplpush bzmpop bzpopmax
+ *        bzpopmin client client|getname client|help client|id client|info client|kill client|list
+ *        client|no-evict client|reply client|setname client|unblock command command|count
+ *        command|docs command|getkeys command|getkeysandflags command|help command|info
+ *        command|list config config|get config|help config|resetstat config|rewrite config|set copy
+ *        dbsize debug decr decrby del discard dump echo exec exists expire expireat expiretime
+ *        flushall flushdb get getbit getdel getex getrange getset hdel hello hexists hget hgetall
+ *        hincrby hincrbyfloat hkeys hlen hmget hmset hrandfield hscan hset hsetnx hstrlen hvals
+ *        incr incrby incrbyfloat info keys lastsave lcs lindex linsert llen lmove lmpop lpop lpos
+ *        lpush lpushx lrange lrem lset ltrim memory memory|* memory|doctor memory|help
+ *        memory|malloc-stats memory|purge memory|stats memory|usage mget move mset msetnx multi
+ *        object object|encoding object|freq object|help object|idletime object|refcount persist
+ *        pexpire pexpireat pexpiretime ping psetex psubscribe psync pttl publish pubsub
+ *        pubsub|channels pubsub|help pubsub|numpat pubsub|numsub pubsub|shardchannels
+ *        pubsub|shardnumsub punsubscribe quit randomkey rename renamenx replconf reset restore role
+ *        rpop rpoplpush rpush rpushx sadd save scan scard sdiff sdiffstore select set setbit setex
+ *        setnx setrange shutdown sinter sintercard sinterstore sismember smembers smismember smove
+ *        sort sort_ro spop spublish srandmember srem sscan ssubscribe strlen subscribe substr
+ *        sunion sunionstore sunsubscribe swapdb sync time touch ttl type unlink unsubscribe unwatch
+ *        watch xack xadd xautoclaim xclaim xdel xgroup xgroup|create xgroup|createconsumer
+ *        xgroup|delconsumer xgroup|destroy xgroup|help xgroup|setid xinfo xinfo|consumers
+ *        xinfo|groups xinfo|help xinfo|stream xlen xpending xrange xread xreadgroup xrevrange
+ *        xsetid xtrim zadd zcard zcount zdiff zdiffstore zincrby zinter zintercard zinterstore
+ *        zlexcount zmpop zmscore zpopmax zpopmin zrandmember zrange zrangebylex zrangebyscore
+ *        zrangestore zrank zrem zremrangebylex zremrangebyrank zremrangebyscore zrevrange
+ *        zrevrangebylex zrevrangebyscore zrevrank zscan zscore zunion zunionstore
  */
 #include "cmd/cmd_meta.h"
 
@@ -1160,6 +1160,8 @@ static const struct cmd_meta rows[] = {
     {"auth", "Authenticate to the server", "1.0.0", "connection",
      "O(N) where N is the number of passwords defined for the user", 0, NULL, NULL, tips + 0, 0,
      keyspecs + 1, 0, history + 0, 1, args + 2, 2},
+    {"bgrewriteaof", "Asynchronously rewrite the append-only file", "1.0.0", "server", "O(1)", 0,
+     NULL, NULL, tips + 0, 0, keyspecs + 1, 0, history + 1, 0, args + 0, 0},
     {"bgsave", "Asynchronously save the dataset to disk", "1.0.0", "server", "O(1)", 0, NULL, NULL,
      tips + 0, 0, keyspecs + 1, 0, history + 1, 1, args + 4, 1},
     {"blmove",

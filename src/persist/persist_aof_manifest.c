@@ -80,11 +80,25 @@ static int grow(struct persist_aof_manifest *m, struct persist_aof_file **arr, s
     return TERSE_OK;
 }
 
+static size_t put_name(const char *s, char *dst);
+
+#define LINE_CAP (PERSIST_AOF_NAME_CAP * 4 + 64)
+#define ENTRY_TAIL_MAX 48 /* " seq <19 digits> type x\n" */
+
+/* A name must fit a manifest line once written (quoted and escaped when it needs to be), so
+ * that everything written parses back. */
+static int name_fits(const char *name)
+{
+    char buf[LINE_CAP];
+
+    return 5 + put_name(name, buf) + ENTRY_TAIL_MAX < PERSIST_AOF_LINE_MAX;
+}
+
 static int name_ok(const char *name)
 {
     size_t n = strlen(name);
 
-    return n > 0 && n < PERSIST_AOF_NAME_CAP && strchr(name, '/') == NULL;
+    return n > 0 && n < PERSIST_AOF_NAME_CAP && strchr(name, '/') == NULL && name_fits(name);
 }
 
 static void file_set(struct persist_aof_file *f, char type, const char *name, long long seq)
@@ -303,7 +317,7 @@ static const char *parse_line(struct persist_aof_manifest *m, const char *p, con
     if (name == NULL || name[0] == '\0' || seq == 0 || type == 0) {
         return "Invalid AOF manifest file format";
     }
-    if (strlen(name) >= PERSIST_AOF_NAME_CAP) {
+    if (strlen(name) >= PERSIST_AOF_NAME_CAP || !name_fits(name)) {
         return "AOF file name too long";
     }
     if (type == PERSIST_AOF_BASE && m->has_base) {
@@ -413,15 +427,13 @@ static size_t put_name(const char *s, char *dst)
     return n;
 }
 
-#define LINE_CAP (PERSIST_AOF_NAME_CAP * 4 + 64)
-
 static size_t put_entry(const struct persist_aof_file *f, char *dst)
 {
     size_t n = 5;
 
     memcpy(dst, "file ", 5);
     n += put_name(f->name, dst + n);
-    n += (size_t)snprintf(dst + n, 48, " seq %lld type %c\n", f->seq, f->type);
+    n += (size_t)snprintf(dst + n, ENTRY_TAIL_MAX, " seq %lld type %c\n", f->seq, f->type);
     return n;
 }
 

@@ -65,7 +65,7 @@ static void replay_init(struct replay *r, struct srv *s)
     memset(r, 0, sizeof(*r));
     r->s = s;
     cmd_client_init(&s->cmd, &r->cl);
-    r->cl.flags |= CMD_CLIENT_AUTHED;
+    r->cl.flags |= CMD_CLIENT_AUTHED | CMD_CLIENT_MUST_OBEY;
     snprintf(r->cl.addr, sizeof(r->cl.addr), "aof-loader");
     r->out.grow = out_grow;
     r->out.owner = r;
