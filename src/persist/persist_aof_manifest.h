@@ -87,4 +87,11 @@ size_t persist_aof_manifest_size(const struct persist_aof_manifest *m);
  * persist_aof_manifest_size). Returns the bytes written, or 0 when cap is too small. */
 size_t persist_aof_manifest_format(const struct persist_aof_manifest *m, char *dst, size_t cap);
 
+/* Shared by the parser and the writer: a name as written in a manifest line (itself, or
+ * quoted with escapes: at most 4 * strlen(s) + 2 bytes into dst, not NUL-terminated), its
+ * length returned; and whether its line fits PERSIST_AOF_LINE_MAX once written (a name that
+ * does not is refused, so that everything written parses back). */
+size_t persist_aof_name_repr(const char *s, char *dst);
+int persist_aof_name_fits(const char *name);
+
 #endif /* TERSE_PERSIST_AOF_MANIFEST_H */

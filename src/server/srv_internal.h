@@ -11,6 +11,7 @@
  *   srv_aof.c     the AOF: state, the feed written and fsynced, cron, INFO, CONFIG SET
  *   srv_aof_bio.c the AOF's background fsync thread
  *   srv_aof_rewrite.c  BGREWRITEAOF: the forked child writing the base, the manifest swap
+ *   srv_aof_files.c    the AOF directory and the manifest file
  *   srv_aof_load.c     loading the AOF at startup and for DEBUG LOADAOF
  *
  * One worker thread runs everything in this version; state lives in struct srv, passed
@@ -279,16 +280,18 @@ size_t srv_aof_bio_pending(struct srv_aof_bio *b);
 /* 1 (and clears it) when a background fsync failed since the last call. */
 int srv_aof_bio_failed(struct srv_aof_bio *b);
 
-/* srv_aof_rewrite.c */
+/* srv_aof_files.c */
 /* <dir>/<appenddirname>/<name> into out. */
 void srv_aof_path(const struct srv *s, const char *name, char *out, size_t cap);
+
+/* srv_aof_rewrite.c */
 /* Starts BGREWRITEAOF: enum cmd_save_result. */
 int srv_aof_rewrite_start(struct srv *s);
 /* Reaps the rewrite child (block: waits for it) and finishes the rewrite. */
 void srv_aof_rewrite_reap(struct srv *s, int block);
 /* Kills a running rewrite child and removes its files. */
 void srv_aof_rewrite_kill(struct srv *s);
-/* Writes s->aof.man to the manifest file atomically (temp file, fsync, rename, fsync of the
+/* srv_aof_files.c: writes s->aof.man to the manifest file atomically (temp file, fsync, rename, fsync of the
  * directory). 0 or -1 (logged). */
 int srv_aof_manifest_persist(struct srv *s);
 /* Reads the manifest file into s->aof.man. 0; 1 when there is none; -1 (logged) when it is
