@@ -241,12 +241,15 @@ int srv_aof_load(struct srv *s)
     size_t total = m->n_incr + (m->has_base ? 1u : 0u), done = 0;
     struct cmd_call *saved = s->cmd.cur_call;
     uint64_t total_commands = s->cmd.stats.total_commands;
+    uint64_t maxmemory = s->cmd.settings.maxmemory;
     struct replay r;
     int rc = 0;
 
     if (total == 0) {
         return 1;
     }
+    /* Redis loads whatever the AOF holds, maxmemory or not: no write is refused here. */
+    s->cmd.settings.maxmemory = 0;
     replay_init(&r, s);
     if (m->has_base) {
         rc = load_file(&r, m->base.name, 1, ++done == total);
@@ -255,6 +258,7 @@ int srv_aof_load(struct srv *s)
         rc = load_file(&r, m->incr[i].name, 0, ++done == total);
     }
     replay_deinit(&r);
+    s->cmd.settings.maxmemory = maxmemory;
     s->cmd.cur_call = saved;
     s->cmd.stats.total_commands = total_commands; /* Redis runs them without counting */
     s->cmd.dirty = 0;

@@ -312,3 +312,16 @@ def test_terse_loads_redis_aof(terse_binary, oracle_binary, spawn):
     r.stop()
     t = spawn(terse_binary, ["--appendonly", "yes"])
     _same(dataset(t.client()), want)
+
+
+def test_load_ignores_maxmemory(terse_binary, spawn):
+    """As Redis: the AOF loads whole even past maxmemory (no write of the replay is refused)."""
+    t = spawn(terse_binary, ["--appendonly", "yes"])
+    c = t.client()
+    p = c.pipeline(transaction=False)
+    for i in range(3000):
+        p.set("k%d" % i, os.urandom(1000))
+    p.execute()
+    assert t.stop() == 0
+    t2 = spawn(terse_binary, ["--appendonly", "yes", "--maxmemory", "1mb"])
+    assert t2.client().dbsize() == 3000
