@@ -38,8 +38,11 @@ enum cmd_client_flags {
     CMD_CLIENT_REPLY_OFF = 1 << 8,         /* CLIENT REPLY OFF: replies dropped, pushes sent */
     CMD_CLIENT_REPLY_SKIP = 1 << 9,        /* this command's reply is dropped (CLIENT REPLY SKIP) */
     CMD_CLIENT_REPLY_SKIP_NEXT = 1 << 10,  /* CLIENT REPLY SKIP ran: the next command's is */
-    CMD_CLIENT_REPLICA = 1 << 11           /* SYNC/PSYNC made it a replica: it gets the write
+    CMD_CLIENT_REPLICA = 1 << 11,          /* SYNC/PSYNC made it a replica: it gets the write
                                               feed; only REPLCONF runs, nothing is replied */
+    CMD_CLIENT_MUST_OBEY = 1 << 12         /* the AOF loader (Redis's mustObeyClient): commands
+                                              replay as they were written (XADD's LIMIT after
+                                              '=' is accepted and ignored) */
 };
 
 /*
@@ -136,6 +139,21 @@ struct cmd_persist_info {
     uint64_t saves;                     /* rdb_saves: successful saves since start */
     uint64_t last_load_keys_expired;    /* rdb_last_load_keys_expired */
     uint64_t last_load_keys_loaded;     /* rdb_last_load_keys_loaded */
+    /* The AOF (server/srv_aof.c), Redis's aof_* fields. */
+    int aof_enabled;                    /* aof_enabled: on, or waiting for its first rewrite */
+    int aof_rewrite_in_progress;
+    int aof_rewrite_scheduled;          /* also aof_pending_rewrite */
+    long long aof_last_rewrite_time_s;  /* -1 before the first */
+    long long aof_current_rewrite_time_s; /* -1 when none runs */
+    int aof_last_bgrewrite_ok;
+    uint64_t aof_rewrites;
+    uint64_t aof_rewrites_consecutive_failures;
+    int aof_last_write_ok;              /* the last write and background fsync succeeded */
+    uint64_t aof_current_size;          /* bytes: the base and incr files */
+    uint64_t aof_base_size;             /* bytes: the base after the last rewrite or load */
+    uint64_t aof_buffer_length;         /* bytes fed, not yet written */
+    uint64_t aof_pending_bio_fsync;     /* background fsyncs queued */
+    uint64_t aof_delayed_fsync;         /* everysec fsyncs postponed by a slow one */
 };
 
 /* A value as DUMP and RESTORE hand it to and from persist's RDB serialization (server/ maps
@@ -186,6 +204,12 @@ struct cmd_hooks {
      * verified before anything is dropped. Returns 0, or nonzero with errbuf holding the
      * whole error text ("ERR ..."). */
     int (*reload)(void *srv, int nosave, char *errbuf, size_t errbuf_cap);
+    /* BGREWRITEAOF (server/srv_aof.c): enum cmd_save_result (CMD_SAVE_BUSY: a rewrite runs,
+     * CMD_SAVE_SCHEDULED: it starts when the running child ends). NULL: it fails. */
+    int (*bgrewriteaof)(void *srv);
+    /* DEBUG LOADAOF: writes out what the AOF holds in memory, then replaces the dataset by
+     * the AOF's on disk. Returns 0, or nonzero with errbuf holding the whole error text. */
+    int (*loadaof)(void *srv, char *errbuf, size_t errbuf_cap);
     /* DUMP: v's RDB serialization with its footer (version, CRC-64) into dst (cap bytes,
      * owned by the caller); *out_len its length. TERSE_ETOOBIG with *out_len the room needed
      * when cap is too small; TERSE_ECORRUPT when v's form does not parse. NULL: DUMP fails. */
@@ -203,10 +227,13 @@ struct cmd_hooks {
     struct resp_out *(*client_out)(void *srv, struct cmd_client *cl);
     void (*client_out_done)(void *srv, struct cmd_client *cl);
     /* The write feed (cmd_feed.c): len bytes of RESP commands (SELECT, MULTI/EXEC and the
-     * writes, as Redis propagates them) for every replica and the AOF. p is borrowed for the
-     * call. p == NULL: ops were lost (no memory to hold them); the consumers cannot follow
-     * the dataset any more and must start over (replicas resync). NULL hook: no feed. */
-    void (*feed)(void *srv, const uint8_t *p, size_t len);
+     * writes, as Redis propagates them) for the consumers in to (enum cmd_feed_to: replicas,
+     * the AOF, or both). A unit holding an op for replicas only (PUBLISH) comes twice: all of
+     * it to replicas, then without those ops to the AOF. p is borrowed for the call.
+     * p == NULL: ops were lost (no memory to hold them); every consumer cannot follow the
+     * dataset any more and must start over (replicas resync, the AOF rewrites). NULL hook: no
+     * feed. */
+    void (*feed)(void *srv, const uint8_t *p, size_t len, unsigned to);
     /* Replication (server/srv_repl.c); NULL hooks: SYNC and PSYNC fail, INFO shows none.
      * repl_sync: cl asked SYNC (psync 0) or PSYNC replid offset; on CMD_REPL_FULL and
      * CMD_REPL_CONTINUE it is a replica from now on. replid_out: the server's replid. */
@@ -357,12 +384,14 @@ struct cmd_stats {
 struct cmd_feed_op {
     size_t off, len; /* its RESP array in buf */
     int db;
+    int repl_only;   /* not for the AOF (CMD_FEED_REPL_ONLY) */
 };
 
 struct cmd_feed {
     int on;            /* hooks.feed has a consumer: commands record their ops */
     int sel_db;        /* db the feed last selected; -1: the next op selects first */
     int lost;          /* an op could not be held: the unit is reported lost at its end */
+    size_t n_repl_only; /* ops of the unit for replicas only */
     uint64_t changes;  /* store changes seen by the change listener (keys written) */
     uint8_t *buf;      /* the unit's ops, RESP arrays back to back */
     size_t len, cap;
@@ -530,9 +559,14 @@ struct cmd_call {
 enum cmd_feed_flags {
     CMD_FEED_PREVENT = 1 << 0, /* the handler fed its own ops (or none): not the command */
     CMD_FEED_FORCE = 1 << 1,   /* fed even if no key changed (FLUSHALL, SWAPDB, PUBLISH) */
-    CMD_FEED_NO_MULTI = 1 << 2 /* set by cmd_run for CMD_ARBITRARY_KEYS: the unit's ops (lazy
-                                  expiry's DELs) are not wrapped in MULTI/EXEC */
+    CMD_FEED_NO_MULTI = 1 << 2, /* set by cmd_run for CMD_ARBITRARY_KEYS: the unit's ops (lazy
+                                   expiry's DELs) are not wrapped in MULTI/EXEC */
+    CMD_FEED_REPL_ONLY = 1 << 3 /* the command is fed to replicas, not to the AOF (PUBLISH,
+                                   SPUBLISH: Redis's PROPAGATE_REPL) */
 };
+
+/* Consumers of a feed hook call. */
+enum cmd_feed_to { CMD_FEED_TO_REPL = 1, CMD_FEED_TO_AOF = 2 };
 
 /* ---- the write feed (cmd_feed.c) --------------------------------------------------------- */
 

@@ -346,6 +346,20 @@ static void debug_reload(struct cmd_call *c)
     resp_write_ok(c->out);
 }
 
+/* DEBUG LOADAOF: the AOF on disk replaces the dataset (Redis 7.0 flushes the AOF first). */
+static void debug_loadaof(struct cmd_call *c)
+{
+    struct cmd_hooks *h = &c->srv->hooks;
+    char err[256];
+
+    err[0] = '\0';
+    if (h->loadaof == NULL || h->loadaof(h->srv, err, sizeof(err)) != 0) {
+        cmd_reply_err(c, err[0] != '\0' ? err : "ERR Error loading the AOF");
+        return;
+    }
+    resp_write_ok(c->out);
+}
+
 static void debug_help(struct cmd_call *c)
 {
     static const char *const lines[] = {
@@ -367,6 +381,8 @@ static void debug_help(struct cmd_call *c)
         "QUICKLIST-PACKED-THRESHOLD <size>",
         "    Accepted for compatibility and checked as Redis checks it; a terse list is one",
         "    value, with no quicklist nodes.",
+        "LOADAOF",
+        "    Flush the AOF buffers on disk and reload the AOF in memory.",
         "RELOAD [option ...]",
         "    Save the snapshot on disk and reload it back to memory, verified before the",
         "    dataset is replaced. Valid <option> values:",
@@ -436,6 +452,7 @@ static const struct {
     {"digest", 2, debug_digest},
     {"digest-value", 0, debug_digest_value},
     {"reload", 0, debug_reload},
+    {"loadaof", 2, debug_loadaof},
     {"quicklist-packed-threshold", 3, debug_quicklist_packed_threshold},
 };
 

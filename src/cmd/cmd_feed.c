@@ -13,6 +13,7 @@
  * feed is on): a key written, added or deleted during the handler, as Redis's server.dirty.
  * With the feed off nothing here runs but one test in cmd_run.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -60,7 +61,8 @@ static size_t resp_put(uint8_t *dst, const struct resp_slice *argv, size_t argc)
     return n;
 }
 
-static void add_op(struct cmd_server *srv, int db, const struct resp_slice *argv, size_t argc)
+static void add_op(struct cmd_server *srv, int db, const struct resp_slice *argv, size_t argc,
+                   int repl_only)
 {
     struct cmd_feed *f = &srv->feed;
     size_t need = resp_size(argv, argc);
@@ -75,6 +77,8 @@ static void add_op(struct cmd_server *srv, int db, const struct resp_slice *argv
     f->ops[f->n_ops].off = f->len;
     f->ops[f->n_ops].len = resp_put(f->buf + f->len, argv, argc);
     f->ops[f->n_ops].db = db;
+    f->ops[f->n_ops].repl_only = repl_only;
+    f->n_repl_only += repl_only ? 1u : 0u;
     f->len += f->ops[f->n_ops].len;
     f->n_ops++;
 }
@@ -91,7 +95,7 @@ void cmd_feed_enable(struct cmd_server *srv, int on)
 void cmd_feed_op(struct cmd_call *c, int db, const struct resp_slice *argv, size_t argc)
 {
     if (c->srv->feed.on) {
-        add_op(c->srv, db, argv, argc);
+        add_op(c->srv, db, argv, argc, 0);
     }
 }
 
@@ -106,7 +110,7 @@ void cmd_feed_del(struct cmd_server *srv, int db, const void *key, size_t klen)
     struct resp_slice a[2] = {{(const uint8_t *)"DEL", 3}, {key, klen}};
 
     if (srv->feed.on) {
-        add_op(srv, db, a, 2);
+        add_op(srv, db, a, 2, 0);
     }
 }
 
@@ -137,6 +141,9 @@ void cmd_feed_undo(struct cmd_server *srv, size_t n_ops)
     struct cmd_feed *f = &srv->feed;
 
     if (n_ops < f->n_ops) {
+        for (size_t i = n_ops; i < f->n_ops; i++) {
+            f->n_repl_only -= f->ops[i].repl_only ? 1u : 0u;
+        }
         f->len = f->ops[n_ops].off;
         f->n_ops = n_ops;
     }
@@ -179,7 +186,7 @@ void cmd_feed_after(struct cmd_call *c, const struct cmd_def *d)
         return;
     }
     if (c->srv->feed.changes != c->feed_changes || (c->feed & CMD_FEED_FORCE)) {
-        add_op(c->srv, c->cl->db, c->argv, c->argc);
+        add_op(c->srv, c->cl->db, c->argv, c->argc, (c->feed & CMD_FEED_REPL_ONLY) != 0);
     }
 }
 
@@ -217,26 +224,43 @@ static int out_bytes(struct cmd_server *srv, const void *p, size_t len)
 static const char MULTI[] = "*1\r\n$5\r\nMULTI\r\n";
 static const char EXEC[] = "*1\r\n$4\r\nEXEC\r\n";
 
+/* Builds the unit's stream into f->out: every op, or (aof) all but the replicas-only ones,
+ * whose SELECTs are still written so that both streams leave the same db selected. */
+static int build(struct cmd_server *srv, int wrap, int aof)
+{
+    struct cmd_feed *f = &srv->feed;
+    size_t n = aof ? f->n_ops - f->n_repl_only : f->n_ops;
+    int rc = TERSE_OK;
+
+    f->out_len = 0;
+    wrap = wrap && f->n_ops > 1 && n > 0;
+    if (wrap) {
+        rc = out_select(srv, f->ops[0].db);
+        rc = rc != TERSE_OK ? rc : out_bytes(srv, MULTI, sizeof(MULTI) - 1);
+    }
+    for (size_t i = 0; i < f->n_ops && rc == TERSE_OK; i++) {
+        rc = out_select(srv, f->ops[i].db);
+        if (rc == TERSE_OK && !(aof && f->ops[i].repl_only)) {
+            rc = out_bytes(srv, f->buf + f->ops[i].off, f->ops[i].len);
+        }
+    }
+    if (rc == TERSE_OK && wrap) {
+        rc = out_bytes(srv, EXEC, sizeof(EXEC) - 1);
+    }
+    return rc;
+}
+
 void cmd_feed_flush(struct cmd_server *srv, int wrap)
 {
     struct cmd_feed *f = &srv->feed;
     int rc = TERSE_OK;
+    int sel0 = f->sel_db;
 
     if (f->n_ops == 0 && !f->lost) {
         return;
     }
-    wrap = wrap && f->n_ops > 1;
-    f->out_len = 0;
-    if (!f->lost && wrap) {
-        rc = out_select(srv, f->ops[0].db);
-        rc = rc != TERSE_OK ? rc : out_bytes(srv, MULTI, sizeof(MULTI) - 1);
-    }
-    for (size_t i = 0; i < f->n_ops && !f->lost && rc == TERSE_OK; i++) {
-        rc = out_select(srv, f->ops[i].db);
-        rc = rc != TERSE_OK ? rc : out_bytes(srv, f->buf + f->ops[i].off, f->ops[i].len);
-    }
-    if (!f->lost && rc == TERSE_OK && wrap) {
-        rc = out_bytes(srv, EXEC, sizeof(EXEC) - 1);
+    if (!f->lost) {
+        rc = build(srv, wrap, 0);
     }
     if (f->lost || rc != TERSE_OK) {
         if (srv->hooks.log_warning != NULL) {
@@ -246,12 +270,25 @@ void cmd_feed_flush(struct cmd_server *srv, int wrap)
         }
         f->sel_db = -1;
         if (srv->hooks.feed != NULL) {
-            srv->hooks.feed(srv->hooks.srv, NULL, 0);
+            srv->hooks.feed(srv->hooks.srv, NULL, 0, CMD_FEED_TO_REPL | CMD_FEED_TO_AOF);
         }
+    } else if (srv->hooks.feed != NULL && f->n_repl_only == 0) {
+        srv->hooks.feed(srv->hooks.srv, f->out, f->out_len, CMD_FEED_TO_REPL | CMD_FEED_TO_AOF);
     } else if (srv->hooks.feed != NULL) {
-        srv->hooks.feed(srv->hooks.srv, f->out, f->out_len);
+        int sel1 = f->sel_db;
+        srv->hooks.feed(srv->hooks.srv, f->out, f->out_len, CMD_FEED_TO_REPL);
+        f->sel_db = sel0;
+        if (build(srv, wrap, 1) != TERSE_OK) {
+            f->sel_db = -1;
+            srv->hooks.feed(srv->hooks.srv, NULL, 0, CMD_FEED_TO_AOF);
+        } else {
+            assert(f->sel_db == sel1);
+            (void)sel1;
+            srv->hooks.feed(srv->hooks.srv, f->out, f->out_len, CMD_FEED_TO_AOF);
+        }
     }
     f->n_ops = 0;
+    f->n_repl_only = 0;
     f->len = 0;
     f->out_len = 0;
     f->lost = 0;

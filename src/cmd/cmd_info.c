@@ -310,6 +310,10 @@ static void info_persistence(struct info_buf *b, struct cmd_call *c)
     p.last_save_s = c->srv->start_ms / 1000;
     p.last_bgsave_time_s = -1;
     p.current_bgsave_time_s = -1;
+    p.aof_last_rewrite_time_s = -1;
+    p.aof_current_rewrite_time_s = -1;
+    p.aof_last_bgrewrite_ok = 1;
+    p.aof_last_write_ok = 1;
     if (c->srv->hooks.persist_info != NULL) {
         c->srv->hooks.persist_info(c->srv->hooks.srv, &p);
     }
@@ -328,12 +332,26 @@ static void info_persistence(struct info_buf *b, struct cmd_call *c)
                  "rdb_last_load_keys_loaded:%llu\r\n",
               (unsigned long long)p.last_load_keys_expired,
               (unsigned long long)p.last_load_keys_loaded);
-    info_addf(b, "aof_enabled:0\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n"
-                 "aof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\n"
-                 "aof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\n"
-                 "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:ok\r\n"
-                 "aof_last_cow_size:0\r\n");
+    info_addf(b, "aof_enabled:%d\r\naof_rewrite_in_progress:%d\r\naof_rewrite_scheduled:%d\r\n"
+                 "aof_last_rewrite_time_sec:%lld\r\naof_current_rewrite_time_sec:%lld\r\n",
+              p.aof_enabled, p.aof_rewrite_in_progress, p.aof_rewrite_scheduled,
+              p.aof_last_rewrite_time_s, p.aof_current_rewrite_time_s);
+    info_addf(b, "aof_last_bgrewrite_status:%s\r\naof_rewrites:%llu\r\n"
+                 "aof_rewrites_consecutive_failures:%llu\r\naof_last_write_status:%s\r\n"
+                 "aof_last_cow_size:0\r\n",
+              p.aof_last_bgrewrite_ok ? "ok" : "err", (unsigned long long)p.aof_rewrites,
+              (unsigned long long)p.aof_rewrites_consecutive_failures,
+              p.aof_last_write_ok ? "ok" : "err");
     info_addf(b, "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
+    if (p.aof_enabled) {
+        info_addf(b, "aof_current_size:%llu\r\naof_base_size:%llu\r\naof_pending_rewrite:%d\r\n"
+                     "aof_buffer_length:%llu\r\naof_pending_bio_fsync:%llu\r\n"
+                     "aof_delayed_fsync:%llu\r\n",
+                  (unsigned long long)p.aof_current_size, (unsigned long long)p.aof_base_size,
+                  p.aof_rewrite_scheduled, (unsigned long long)p.aof_buffer_length,
+                  (unsigned long long)p.aof_pending_bio_fsync,
+                  (unsigned long long)p.aof_delayed_fsync);
+    }
 }
 
 static void info_stats(struct info_buf *b, struct cmd_call *c, const struct info_data *d)

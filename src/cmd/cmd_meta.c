@@ -7,9 +7,9 @@
  * row per command, sorted by name (strcmp), pointing at slices of the pools. An argument's
  * children are contiguous in the argument pool (child index, n_args).
  *
- * Names: append auth bgsave bitcount bitfield bitfield_ro bitop bitpos blmove blmpop blpop brpop
- *        brpoplpush bzmpop bzpopmax bzpopmin client client|getname client|help client|id
- *        client|info client|kill client|list client|no-evict client|reply client|setname
+ * Names: append auth bgrewriteaof bgsave bitcount bitfield bitfield_ro bitop bitpos blmove blmpop
+ *        blpop brpop brpoplpush bzmpop bzpopmax bzpopmin client client|getname client|help
+ *        client|id client|info client|kill client|list client|no-evict client|reply client|setname
  *        client|unblock command command|count command|docs command|getkeys command|getkeysandflags
  *        command|help command|info command|list config config|get config|help config|resetstat
  *        config|rewrite config|set copy dbsize debug decr decrby del discard dump echo exec exists
@@ -1220,6 +1220,8 @@ static const struct cmd_meta rows[] = {
     {"auth", "Authenticate to the server", "1.0.0", "connection",
      "O(N) where N is the number of passwords defined for the user", 0, NULL, NULL, tips + 0, 0,
      keyspecs + 1, 0, history + 0, 1, args + 2, 2},
+    {"bgrewriteaof", "Asynchronously rewrite the append-only file", "1.0.0", "server", "O(1)", 0,
+     NULL, NULL, tips + 0, 0, keyspecs + 1, 0, history + 1, 0, args + 0, 0},
     {"bgsave", "Asynchronously save the dataset to disk", "1.0.0", "server", "O(1)", 0, NULL, NULL,
      tips + 0, 0, keyspecs + 1, 0, history + 1, 1, args + 4, 1},
     {"bitcount", "Count set bits in a string", "2.6.0", "bitmap", "O(N)", 0, NULL, NULL, tips + 0,

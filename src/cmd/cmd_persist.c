@@ -59,9 +59,29 @@ static void lastsave_proc(struct cmd_call *c)
                                                : (long long)(c->srv->start_ms / 1000));
 }
 
+static void bgrewriteaof_proc(struct cmd_call *c)
+{
+    struct cmd_hooks *h = &c->srv->hooks;
+    int rc = h->bgrewriteaof != NULL ? h->bgrewriteaof(h->srv) : CMD_SAVE_FAILED;
+
+    if (rc == CMD_SAVE_OK) {
+        resp_write_simple(c->out, "Background append only file rewriting started");
+    } else if (rc == CMD_SAVE_SCHEDULED) {
+        resp_write_simple(c->out, "Background append only file rewriting scheduled");
+    } else if (rc == CMD_SAVE_BUSY) {
+        cmd_reply_err(c, "ERR Background append only file rewriting already in progress");
+    } else {
+        cmd_reply_err(c, "ERR Can't execute an AOF background rewriting. Please check the "
+                         "server logs for more information.");
+    }
+}
+
 #define ACL_SAVE "@admin @slow @dangerous"
 
 const struct cmd_def cmd_persist_defs[] = {
+    {"bgrewriteaof", 1, CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING, 0, 0, 0,
+     bgrewriteaof_proc, ACL_SAVE, "Asynchronously rewrite the append-only file", "1.0.0",
+     "server", NULL},
     {"bgsave", -1, CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING, 0, 0, 0, bgsave_proc,
      ACL_SAVE, "Asynchronously save the dataset to disk", "1.0.0", "server", NULL},
     {"lastsave", 1, CMD_LOADING | CMD_STALE | CMD_FAST, 0, 0, 0, lastsave_proc,

@@ -230,13 +230,14 @@ long long cmd_pubsub_publish_raw(struct cmd_server *srv, const void *ch, size_t 
 
 static void cmd_publish(struct cmd_call *c)
 {
-    c->feed |= CMD_FEED_FORCE; /* replicas' subscribers get it too, as in Redis */
+    /* replicas' subscribers get it too, as in Redis; the AOF does not */
+    c->feed |= CMD_FEED_FORCE | CMD_FEED_REPL_ONLY;
     resp_write_int(c->out, publish(c->srv, c, &K_CHAN, &c->argv[1], &c->argv[2]));
 }
 
 static void cmd_spublish(struct cmd_call *c)
 {
-    c->feed |= CMD_FEED_FORCE;
+    c->feed |= CMD_FEED_FORCE | CMD_FEED_REPL_ONLY;
     resp_write_int(c->out, publish(c->srv, c, &K_SHARD, &c->argv[1], &c->argv[2]));
 }
 

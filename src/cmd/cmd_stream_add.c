@@ -130,6 +130,11 @@ static long parse_add_trim(struct cmd_call *c, struct trim_args *a, bool xadd)
         cmd_reply_err(c, "ERR syntax error, XTRIM must be called with a trimming strategy");
         return -1;
     }
+    if (c->cl->flags & CMD_CLIENT_MUST_OBEY) {
+        /* the AOF: the threshold was rewritten to what was trimmed; no node limit applies */
+        a->limit = 0;
+        return (long)i;
+    }
     if (limit_given && !a->approx) {
         cmd_reply_err(c, "ERR syntax error, LIMIT cannot be used without the special ~ option");
         return -1;

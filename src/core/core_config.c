@@ -35,6 +35,9 @@ static const char *const names_supervised[] = {"upstart", "systemd", "auto", "no
 static const char *const names_s3checksum[] = {"crc32c", "crc32", "crc64nvme", "sha1", "sha256",
                                                NULL};
 
+static const char *const names_fsync[] = {"always", "everysec", "no", NULL};
+_Static_assert(sizeof names_fsync / sizeof *names_fsync == CORE_FSYNC_COUNT + 1,
+               "appendfsync names");
 static const char *const names_compression[] = {"background", "inline", "off", NULL};
 _Static_assert(sizeof names_compression / sizeof *names_compression ==
                    CORE_COMPRESSION_COUNT + 1,

@@ -122,6 +122,14 @@ enum core_config_s3checksum {
     CORE_S3_CHECKSUM_COUNT
 };
 
+/* appendfsync: when the AOF is fsynced (server/srv_aof.c). */
+enum core_config_fsync {
+    CORE_FSYNC_ALWAYS,   /* after every write, before the replies go out */
+    CORE_FSYNC_EVERYSEC, /* once a second, by a background thread */
+    CORE_FSYNC_NO,       /* when the kernel decides */
+    CORE_FSYNC_COUNT
+};
+
 /* terse-compression: where values of CODEC_RAW_MAX bytes or more are compressed. */
 enum core_config_compression {
     CORE_COMPRESSION_BACKGROUND, /* stored raw by the write, compressed off the request path */
@@ -299,7 +307,25 @@ void core_config_notify_format(int flags, char *buf);
     X("save", save, SAVE, "", 0, 0, -, CORE_CONFIG_MUTABLE)                                      \
     X("stop-writes-on-bgsave-error", stop_writes_on_bgsave_error, BOOL, "yes", 0, 0, -,          \
       CORE_CONFIG_MUTABLE)                                                                       \
-    X("appendonly", appendonly, BOOL, "no", 0, 0, -, CORE_CONFIG_MUTABLE | CORE_CONFIG_ONLY_NO) \
+    /* The AOF (server/srv_aof.c): Redis 7.0's multi-part format under dir/appenddirname. */  \
+    X("appendonly", appendonly, BOOL, "no", 0, 0, -, CORE_CONFIG_MUTABLE)                       \
+    X("appendfilename", appendfilename, STR, "appendonly.aof", 0, 0, -,                          \
+      CORE_CONFIG_IMMUTABLE | CORE_CONFIG_BASENAME)                                              \
+    X("appenddirname", appenddirname, STR, "appendonlydir", 0, 0, -,                             \
+      CORE_CONFIG_IMMUTABLE | CORE_CONFIG_BASENAME)                                              \
+    X("appendfsync", appendfsync, ENUM, "everysec", 0, 0, fsync, CORE_CONFIG_MUTABLE)            \
+    X("auto-aof-rewrite-percentage", auto_aof_rewrite_percentage, INT, "100", 0,                 \
+      CORE_CONFIG_INT_MAX, -, CORE_CONFIG_MUTABLE)                                               \
+    X("auto-aof-rewrite-min-size", auto_aof_rewrite_min_size, MEM, "64mb", 0,                    \
+      CORE_CONFIG_LLONG_MAX, -, CORE_CONFIG_MUTABLE)                                             \
+    X("aof-load-truncated", aof_load_truncated, BOOL, "yes", 0, 0, -, CORE_CONFIG_MUTABLE)       \
+    X("aof-use-rdb-preamble", aof_use_rdb_preamble, BOOL, "yes", 0, 0, -, CORE_CONFIG_MUTABLE)   \
+    X("aof-rewrite-incremental-fsync", aof_rewrite_incremental_fsync, BOOL, "yes", 0, 0, -,      \
+      CORE_CONFIG_MUTABLE)                                                                       \
+    X("no-appendfsync-on-rewrite", no_appendfsync_on_rewrite, BOOL, "no", 0, 0, -,               \
+      CORE_CONFIG_MUTABLE)                                                                       \
+    X("aof-timestamp-enabled", aof_timestamp_enabled, BOOL, "no", 0, 0, -,                       \
+      CORE_CONFIG_MUTABLE | CORE_CONFIG_ONLY_NO)                                                 \
     /* Replication's master side (server/srv_repl.c). */                                        \
     X("repl-ping-replica-period", repl_ping_replica_period, INT, "10", 1, CORE_CONFIG_INT_MAX,  \
       -, CORE_CONFIG_MUTABLE)                                                                    \

@@ -171,6 +171,7 @@ static int flush_client(struct srv *s, struct srv_client *c)
 {
     int st, more;
 
+    srv_aof_flush(s); /* the AOF holds a write before its reply goes out */
     do {
         more = c->repl != NULL ? srv_repl_pump(s, c) : 0;
         if (more < 0) {

@@ -114,6 +114,7 @@ void srv_cron(struct srv *s)
         store_rehash_step(s->shard, CRON_REHASH_STEPS);
     }
     srv_persist_cron(s, now);
+    srv_aof_cron(s, now);
     srv_clients_sweep(s, now);
     cmd_server_trim(&s->cmd, CRON_SCRATCH_KEEP);
     srv_rdb_trim(s, CRON_SCRATCH_KEEP);

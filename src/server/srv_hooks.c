@@ -113,7 +113,7 @@ static int hook_config_set(void *arg, const char *const *names, const char *cons
         return -1;
     }
     srv_settings_sync(s);
-    return 0;
+    return srv_aof_config_changed(s, errbuf, errbuf_cap);
 }
 
 static void hook_config_resetstat(void *arg)

@@ -8,6 +8,11 @@
  *                compression when the loop is idle
  *   srv_persist.c snapshots: load at startup, SAVE/BGSAVE, save points, shutdown save
  *   srv_backup.c  snapshots on S3 (dir s3://bucket/prefix): streamed save, restore
+ *   srv_aof.c     the AOF: state, the feed written and fsynced, cron, INFO, CONFIG SET
+ *   srv_aof_bio.c the AOF's background fsync thread
+ *   srv_aof_rewrite.c  BGREWRITEAOF: the forked child writing the base, the manifest swap
+ *   srv_aof_files.c    the AOF directory and the manifest file
+ *   srv_aof_load.c     loading the AOF at startup and for DEBUG LOADAOF
  *
  * One worker thread runs everything in this version; state lives in struct srv, passed
  * explicitly (no globals).
@@ -17,12 +22,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <sys/types.h>
 
 #include "cmd/cmd.h"
 #include "core/core_config.h"
 #include "core/core_event.h"
 #include "net/net_conn.h"
+#include "core/core_buf.h"
+#include "persist/persist_aof_manifest.h"
 #include "persist/persist_rdb.h"
 #include "resp/resp_parse.h"
 #include "resp/resp_write.h"
@@ -89,6 +97,56 @@ struct srv_persist {
     int child_msg_fd;             /* read end of the BGSAVE child's failure report, -1: none */
 };
 
+/* The AOF's fsync thread (srv_aof_bio.c): jobs are fsync(fd), or fsync then close(fd). */
+#define SRV_AOF_BIO_JOBS 16
+struct srv_aof_bio {
+    int started;                   /* the thread runs */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t thread;
+    struct { int fd; int close; } job[SRV_AOF_BIO_JOBS]; /* a ring, under mu */
+    size_t head, n;                /* under mu */
+    int busy;                      /* a job is running (under mu) */
+    int stop;                      /* under mu */
+    int failed;                    /* the last fsync failed (under mu) */
+};
+
+enum srv_aof_state {
+    SRV_AOF_OFF = 0,
+    SRV_AOF_ON = 1,
+    SRV_AOF_WAIT_REWRITE = 2 /* appendonly turned on: the feed goes to a temporary incr file
+                                until the first rewrite writes the base and the manifest */
+};
+
+/* The AOF (srv_aof*.c). */
+struct srv_aof {
+    enum srv_aof_state state;
+    int fd;                        /* the incr file written, -1 when none */
+    /* What the feed gave since the last write(2); owned here, grown with core_alloc, kept
+     * (a warm feed allocates nothing), released by srv_aof_teardown. */
+    struct core_buf buf;
+    struct persist_aof_manifest man; /* the manifest as on disk (entries owned by it) */
+    int man_loaded;                /* man reflects the disk (read at startup or written) */
+    uint64_t incr_size;            /* bytes of the incr file written */
+    uint64_t cur_size;             /* aof_current_size: base and incr files */
+    uint64_t base_size;            /* aof_base_size */
+    int64_t last_fsync_ms;         /* last everysec fsync queued */
+    int64_t fsync_postponed_ms;    /* an everysec fsync waits for a busy one since then */
+    uint64_t delayed_fsync;        /* aof_delayed_fsync */
+    int last_write_ok;
+    int write_err_logged;          /* a failing write was logged (not again until it works) */
+    struct srv_aof_bio bio;
+    /* BGREWRITEAOF */
+    pid_t child_pid;               /* the rewrite child, 0 when none */
+    int64_t child_start_ms;
+    long long fork_incr_seq;       /* first incr seq the new base does not cover */
+    int scheduled;                 /* aof_rewrite_scheduled */
+    int64_t last_try_ms;           /* last failed start or child, for the retry delay */
+    int last_rewrite_ok;
+    long long last_rewrite_time_s; /* -1 before the first */
+    uint64_t n_rewrites, n_failures;
+};
+
 struct srv {
     struct core_config cfg;        /* owned */
     const char *config_file;       /* borrowed from argv, "" when none */
@@ -110,6 +168,7 @@ struct srv {
     struct persist_rdb_work rdb;   /* RESTORE's reader memory (srv_rdb.c), kept between calls */
 
     struct srv_repl repl;          /* replicas */
+    struct srv_aof aof;            /* the append-only file */
     int stop;                      /* 1 once shutdown is decided */
     struct srv_client *sched;      /* clients to resume (srv_client.scheduled), borrowed */
     int exit_code;
@@ -212,6 +271,73 @@ void srv_repl_info(void *srv, struct cmd_repl_info *out,
                    void (*replica)(void *arg, const struct cmd_repl_replica *r), void *arg);
 /* The feed's consumers (replicas) came or went: turns cmd's write feed on or off. */
 void srv_feed_consumers_changed(struct srv *s);
+
+/* srv_aof.c */
+/* Initial state (AOF off, no file). */
+void srv_aof_init(struct srv *s);
+/* Fills the bgrewriteaof and loadaof hooks. */
+void srv_aof_hooks_install(struct srv *s);
+/* Startup with appendonly yes: loads the AOF (creating it when there is none) and opens its
+ * incr file for appending. Returns 0, or -1 after logging why the server cannot start. */
+int srv_aof_startup(struct srv *s);
+/* 1 while the AOF takes the write feed (on, or waiting for its first rewrite). */
+int srv_aof_wants_feed(const struct srv *s);
+/* The write feed's bytes for the AOF (p == NULL: writes were lost: a rewrite starts over). */
+void srv_aof_feed(struct srv *s, const uint8_t *p, size_t len);
+/* Writes what the feed gave to the incr file (appendfsync always: and fsyncs it). Called
+ * before replies go out (srv_conn.c) and after every turn of the loop. */
+void srv_aof_flush(struct srv *s);
+/* appendonly changed by CONFIG SET: starts or stops the AOF. Returns 0, or -1 with errbuf
+ * set when it cannot start. */
+int srv_aof_config_changed(struct srv *s, char *errbuf, size_t cap);
+/* From cron: the everysec fsync, reaping the rewrite child, scheduled and automatic
+ * rewrites. */
+void srv_aof_cron(struct srv *s, int64_t now_ms);
+/* INFO persistence's aof_* fields. */
+void srv_aof_info(struct srv *s, struct cmd_persist_info *out);
+/* Shutdown: kills a rewrite child, writes and fsyncs the AOF, stops the thread, frees. */
+void srv_aof_teardown(struct srv *s);
+/* 1 while any forked child runs (BGSAVE, a replication sync, an AOF rewrite). */
+int srv_child_busy(const struct srv *s);
+
+/* srv_aof_bio.c */
+int srv_aof_bio_start(struct srv_aof_bio *b);
+void srv_aof_bio_stop(struct srv_aof_bio *b);
+/* Queues fsync(fd) (close: and then close(fd)); when the ring is full, does it here. */
+void srv_aof_bio_fsync(struct srv_aof_bio *b, int fd, int close_after);
+/* Jobs queued or running. */
+size_t srv_aof_bio_pending(struct srv_aof_bio *b);
+/* 1 (and clears it) when a background fsync failed since the last call. */
+int srv_aof_bio_failed(struct srv_aof_bio *b);
+
+/* srv_aof_files.c */
+/* <dir>/<appenddirname>/<name> into out. */
+void srv_aof_path(const struct srv *s, const char *name, char *out, size_t cap);
+
+/* srv_aof_rewrite.c */
+/* Starts BGREWRITEAOF: enum cmd_save_result. */
+int srv_aof_rewrite_start(struct srv *s);
+/* Reaps the rewrite child (block: waits for it) and finishes the rewrite. */
+void srv_aof_rewrite_reap(struct srv *s, int block);
+/* Kills a running rewrite child and removes its files. */
+void srv_aof_rewrite_kill(struct srv *s);
+/* srv_aof_files.c: writes s->aof.man to the manifest file atomically (temp file, fsync, rename, fsync of the
+ * directory). 0 or -1 (logged). */
+int srv_aof_manifest_persist(struct srv *s);
+/* Reads the manifest file into s->aof.man. 0; 1 when there is none; -1 (logged) when it is
+ * bad. */
+int srv_aof_manifest_read(struct srv *s);
+/* Creates the AOF directory if missing. 0 or -1 (logged). */
+int srv_aof_dir_create(struct srv *s);
+/* fsync of the AOF directory. */
+void srv_aof_dir_fsync(struct srv *s);
+
+/* srv_aof_load.c */
+/* Loads the files of s->aof.man into s->shard. Returns 0, 1 when there is nothing to load,
+ * -1 after logging the file, offset and reason. */
+int srv_aof_load(struct srv *s);
+/* cmd hook loadaof. */
+int srv_aof_loadaof(void *srv, char *errbuf, size_t cap);
 
 /* srv_backup.c */
 struct persist_load_stats;

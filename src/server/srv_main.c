@@ -4,7 +4,7 @@
  *   terse-server [config-file] [--name value ...]
  *
  * Setup order: config (defaults, file, command line) -> log -> s3 (libcurl, OpenSSL) ->
- * signals -> shard, codec and command state -> snapshot load -> listeners -> loop. Teardown runs in reverse, so every byte is freed before
+ * signals -> shard, codec and command state -> snapshot or AOF load -> listeners -> loop. Teardown runs in reverse, so every byte is freed before
  * exit (the sanitizer build checks it).
  */
 #include <errno.h>
@@ -174,6 +174,7 @@ static int setup(struct srv *s)
     s->cmd.alloc.alloc = codec_alloc;
     s->cmd.alloc.free = codec_free;
     s->cmd.alloc.opaque = NULL;
+    srv_aof_init(s);
     if (setup_signals(s) != 0 || core_loop_create(&s->loop) != TERSE_OK) {
         core_log(CORE_LOG_WARNING, "Event loop setup failed: %s", strerror(errno));
         return -1;
@@ -199,8 +200,10 @@ static int setup(struct srv *s)
     }
     srv_repl_init(s);
     srv_repl_hooks_install(s);
-    /* The whole snapshot is verified and loaded before any client can connect. */
-    if (srv_persist_load(s) != 0) {
+    srv_aof_hooks_install(s);
+    /* The whole snapshot (or, with appendonly yes, the AOF, as Redis loads it instead) is
+     * verified and loaded before any client can connect. */
+    if (s->cfg.appendonly ? srv_aof_startup(s) != 0 : srv_persist_load(s) != 0) {
         return -1;
     }
     return setup_listeners(s);
@@ -217,6 +220,7 @@ static void teardown(struct srv *s)
     if (s->loop != NULL) {
         srv_close_all_clients(s);
     }
+    srv_aof_teardown(s);
     srv_repl_teardown(s);
     cmd_server_deinit(&s->cmd);
     srv_rdb_trim(s, 0);
@@ -284,6 +288,7 @@ int main(int argc, char **argv)
             srv_clients_resume(&s);
             srv_idle(&s, n);
             srv_cron(&s);
+            srv_aof_flush(&s); /* what cron and resumed clients fed */
         }
         rc = s.stop ? 0 : 1;
         core_log(CORE_LOG_WARNING, "terse is now ready to exit, bye bye...");

@@ -286,7 +286,7 @@ static int hook_bgsave(void *arg, int schedule)
 {
     struct srv *s = arg;
 
-    if (s->persist.child_pid > 0 || srv_repl_child_busy(s)) {
+    if (srv_child_busy(s)) {
         /* Redis answers "already in progress" to SCHEDULE too when the child is an RDB one
          * (a replication sync's included). */
         (void)schedule;
@@ -316,6 +316,7 @@ static void hook_persist_info(void *arg, struct cmd_persist_info *out)
     out->saves = p->n_saves;
     out->last_load_keys_expired = p->load_expired;
     out->last_load_keys_loaded = p->load_loaded;
+    srv_aof_info(s, out);
 }
 
 /* Loads path into a fresh shard and swaps it in; the old dataset stays on any failure. */
@@ -456,7 +457,7 @@ void srv_persist_cron(struct srv *s, int64_t now_ms)
     struct srv_persist *p = &s->persist;
 
     child_reap(s, 0);
-    if (p->child_pid > 0 || srv_repl_child_busy(s)) {
+    if (srv_child_busy(s)) {
         return;
     }
     for (size_t i = 0; i < s->cfg.save.n_point; i++) {

@@ -301,7 +301,7 @@ int srv_repl_pump(struct srv *s, struct srv_client *c)
             core_log(CORE_LOG_NOTICE, "Synchronization with replica %s succeeded",
                      c->cmd.addr);
         }
-        if (core_buf_pending(&l->wait) > 0 &&
+        if (core_buf_pending(&l->wait) > 0 && /* an empty buffer's p is NULL */
             core_buf_append(&c->conn.out, l->wait.p + l->wait.off,
                             core_buf_pending(&l->wait)) != TERSE_OK) {
             return -1;
@@ -349,7 +349,7 @@ void srv_repl_step(struct srv *s, int64_t now_ms)
             srv_repl_schedule(s, c);
         }
     }
-    if (waiting && r->child_pid == 0 && s->persist.child_pid == 0) {
+    if (waiting && !srv_child_busy(s)) {
         srv_repl_child_start(s);
     }
     if (r->acks_moved) {
@@ -429,19 +429,25 @@ void srv_repl_info(void *srv, struct cmd_repl_info *out,
 void srv_feed_consumers_changed(struct srv *s)
 {
     /* The backlog records the stream while no replica is attached too: one that comes back
-     * continues from it. */
-    int on = s->repl.n_replicas > 0 || s->repl.backlog != NULL;
+     * continues from it. The AOF, while on (or waiting for its first rewrite), is the other
+     * consumer. */
+    int on = s->repl.n_replicas > 0 || s->repl.backlog != NULL || srv_aof_wants_feed(s);
 
     if (on != s->cmd.feed.on) {
         cmd_feed_enable(&s->cmd, on);
     }
 }
 
-static void hook_feed(void *srv, const uint8_t *p, size_t len)
+static void hook_feed(void *srv, const uint8_t *p, size_t len, unsigned to)
 {
     struct srv *s = srv;
 
-    srv_repl_feed(s, p, len);
+    if (to & CMD_FEED_TO_REPL) {
+        srv_repl_feed(s, p, len);
+    }
+    if (to & CMD_FEED_TO_AOF) {
+        srv_aof_feed(s, p, len);
+    }
     if (s->cmd.cur_call != NULL) {
         s->cmd.cur_call->cl->woff = s->repl.offset; /* what WAIT waits for */
     }

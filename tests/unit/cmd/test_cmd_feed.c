@@ -27,8 +27,11 @@ struct fx {
     struct cmd_client cl;
     struct resp_out out;
     int64_t now_ms;
-    char fed[8192];  /* what the feed hook got, as "op | op | ..." with args space-separated */
+    char fed[8192];  /* what the feed hook gave replicas, as "op | op | ..." with args
+                        space-separated */
     size_t fed_len;
+    char aof[8192];  /* what it gave the AOF, the same way */
+    size_t aof_len;
     int lost;
     char reply[8192];
 };
@@ -44,7 +47,7 @@ static uint64_t fake_now_us(void *srv)
 }
 
 /* Parses the RESP arrays of bulk strings the feed produced into the readable form. */
-static void fake_feed(void *srv, const uint8_t *p, size_t len)
+static void fake_feed(void *srv, const uint8_t *p, size_t len, unsigned to)
 {
     struct fx *f = srv;
     const char *s = (const char *)p, *end = s + len;
@@ -52,6 +55,17 @@ static void fake_feed(void *srv, const uint8_t *p, size_t len)
     if (p == NULL) {
         f->lost++;
         return;
+    }
+    if (to == CMD_FEED_TO_AOF) {
+        /* the unit again without the replicas-only ops */
+        memcpy(f->aof + f->aof_len, p, len < sizeof(f->aof) - f->aof_len ? len : 0);
+        f->aof_len += len < sizeof(f->aof) - f->aof_len ? len : 0;
+        return;
+    }
+    assert_true(to & CMD_FEED_TO_REPL);
+    if (to & CMD_FEED_TO_AOF) {
+        memcpy(f->aof + f->aof_len, p, len < sizeof(f->aof) - f->aof_len ? len : 0);
+        f->aof_len += len < sizeof(f->aof) - f->aof_len ? len : 0;
     }
     while (s < end) {
         char *next;
@@ -203,6 +217,23 @@ static void test_expired_keys_and_flush(void **state)
     assert_int_equal(f->lost, 0);
 }
 
+/* PUBLISH goes to replicas, not to the AOF (Redis's PROPAGATE_REPL), also inside EXEC. */
+static void test_publish_not_in_aof(void **state)
+{
+    struct fx *f = *state;
+    static const char want[] = "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n"
+                               "*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nset\r\n$1\r\nk\r\n$1\r\nv\r\n"
+                               "*1\r\n$4\r\nEXEC\r\n";
+
+    EXPECT(f, "SELECT 0 | MULTI | set k v | publish ch m | EXEC", "multi", "set k v",
+           "publish ch m", "exec");
+    assert_int_equal(f->aof_len, sizeof(want) - 1);
+    assert_memory_equal(f->aof, want, sizeof(want) - 1);
+    f->aof_len = 0;
+    EXPECT(f, "publish ch m", "publish ch m");
+    assert_int_equal(f->aof_len, 0);
+}
+
 static void test_xadd_gets_its_id(void **state)
 {
     struct fx *f = *state;
@@ -247,6 +278,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pops_and_random, setup, teardown),
         cmocka_unit_test_setup_teardown(test_expired_keys_and_flush, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xadd_gets_its_id, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_publish_not_in_aof, setup, teardown),
         cmocka_unit_test_setup_teardown(test_consumer_groups_as_xclaim, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

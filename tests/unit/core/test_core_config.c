@@ -180,11 +180,14 @@ static void test_bool(void **state)
     check_value(f, "protected-mode", "1", NULL);
     check_reason(f, "argument must be 'yes' or 'no'");
     check_value(f, "protected-mode", "maybe", NULL);
-    /* terse has no daemon mode and no AOF: "yes" is refused, not silently ignored. */
+    /* terse has no daemon mode nor AOF timestamps: "yes" is refused, not silently ignored. */
     check_value(f, "daemonize", "no", "no");
     check_value(f, "daemonize", "yes", NULL);
     assert_non_null(strstr(f->err, "not supported"));
-    check_value(f, "appendonly", "yes", NULL);
+    check_value(f, "aof-timestamp-enabled", "yes", NULL);
+    check_value(f, "appendonly", "yes", "yes");
+    check_value(f, "appendfsync", "always", "always");
+    check_value(f, "appendfsync", "sometimes", NULL);
 }
 
 static void test_int_limits(void **state)
