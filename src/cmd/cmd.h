@@ -40,9 +40,12 @@ enum cmd_client_flags {
     CMD_CLIENT_REPLY_SKIP_NEXT = 1 << 10,  /* CLIENT REPLY SKIP ran: the next command's is */
     CMD_CLIENT_REPLICA = 1 << 11,          /* SYNC/PSYNC made it a replica: it gets the write
                                               feed; only REPLCONF runs, nothing is replied */
-    CMD_CLIENT_MUST_OBEY = 1 << 12         /* the AOF loader (Redis's mustObeyClient): commands
+    CMD_CLIENT_MUST_OBEY = 1 << 12,        /* the AOF loader (Redis's mustObeyClient): commands
                                               replay as they were written (XADD's LIMIT after
                                               '=' is accepted and ignored) */
+    CMD_CLIENT_MASTER = 1 << 13            /* the link to this server's master: its commands
+                                              are the master's stream, obeyed (no READONLY, no
+                                              memory or persistence refusal), never replied */
 };
 
 /*
@@ -59,6 +62,7 @@ struct cmd_records {
     size_t len, cap;
     size_t n;             /* records */
     uint32_t flags;       /* union of their enum cmd_flags (EXEC's admission reads DENYOOM) */
+    uint32_t inv_flags;   /* union of the flags each lacks (EXEC: one not allowed when stale) */
     struct resp_slice *argv;
     size_t argv_cap;      /* slices */
 };
@@ -246,6 +250,8 @@ struct cmd_hooks {
      * acknowledge soon (a client waits). */
     long long (*repl_acked)(void *srv, uint64_t woff);
     void (*repl_getack)(void *srv);
+    /* REPLICAOF host port (host NULL: NO ONE). Returns 0, or 1 when already its replica. */
+    int (*repl_replicaof)(void *srv, const char *host, int port);
     /* Online replicas that acknowledged within max_lag seconds (min-replicas-to-write). */
     long long (*repl_good)(void *srv, long long max_lag);
     /* INFO replication, ROLE: the figures, and replica(arg, r) for each replica. */
@@ -263,6 +269,11 @@ struct cmd_repl_replica {
 };
 
 struct cmd_repl_info {
+    /* terse as a replica (server/srv_replica.c): replica 0 when it is a master */
+    int replica, link_up, sync_in_progress, read_only, master_port;
+    char master_host[256];
+    const char *link_state;     /* ROLE: connect, connecting, handshake, sync, connected */
+    long long last_io_s, down_since_s, slave_offset, sync_total, sync_read;
     char replid[41];
     uint64_t offset;             /* master_repl_offset */
     size_t n_replicas;
@@ -280,7 +291,8 @@ enum cmd_repl_result {
 };
 
 /* REPLCONF fields a replica tells (hooks.repl_conf). */
-enum cmd_repl_conf { CMD_REPLCONF_PORT = 0, CMD_REPLCONF_IP = 1, CMD_REPLCONF_ACK = 2 };
+enum cmd_repl_conf { CMD_REPLCONF_PORT = 0, CMD_REPLCONF_IP = 1, CMD_REPLCONF_ACK = 2,
+                     CMD_REPLCONF_GETACK = 3 };
 
 /* Outcome of the save hooks. */
 enum cmd_save_result {
@@ -348,6 +360,10 @@ struct cmd_settings {
      * write need that many replicas acknowledging within max_lag seconds (-NOREPLICAS). */
     int misconf;
     long long min_replicas_to_write, min_replicas_max_lag;
+    int replica;               /* a replica: maxmemory evicts nothing (its master's DELs do) */
+    int replica_ro;            /* a read-only replica: clients' writes get -READONLY */
+    int replica_stale;         /* its link is down and replica-serve-stale-data is no:
+                                  commands not flagged CMD_STALE get -MASTERDOWN */
     char run_id[41];           /* 40 hex chars, random per process start */
 };
 

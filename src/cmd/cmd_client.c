@@ -90,6 +90,9 @@ static size_t client_line(struct cmd_call *c, const struct cmd_client *cl, char 
     if (cl->flags & CMD_CLIENT_REPLICA) {
         flags[fl++] = 'S';
     }
+    if (cl->flags & CMD_CLIENT_MASTER) {
+        flags[fl++] = 'M';
+    }
     if (cl->flags & CMD_CLIENT_MULTI) {
         flags[fl++] = 'x';
     }
@@ -146,7 +149,7 @@ enum {
     CLIENT_TYPE_NORMAL = 0,
     CLIENT_TYPE_PUBSUB,
     CLIENT_TYPE_REPLICA,
-    CLIENT_TYPE_OTHER
+    CLIENT_TYPE_MASTER
 };
 
 static int client_type_or_reply(struct cmd_call *c, size_t i)
@@ -161,7 +164,7 @@ static int client_type_or_reply(struct cmd_call *c, size_t i)
         return CLIENT_TYPE_REPLICA;
     }
     if (cmd_arg_is(c, i, "master")) {
-        return CLIENT_TYPE_OTHER; /* terse is never a replica: no client is its master */
+        return CLIENT_TYPE_MASTER; /* the link to this replica's master */
     }
     resp_write_errorf(c->out, "ERR Unknown client type '%.*s'",
                       c->argv[i].len > 128 ? 128 : (int)c->argv[i].len,
@@ -176,11 +179,13 @@ static int type_ok(const struct cmd_client *cl, int type)
     case CLIENT_TYPE_ANY:
         return 1;
     case CLIENT_TYPE_NORMAL:
-        return !cmd_pubsub_any(cl) && !(cl->flags & CMD_CLIENT_REPLICA);
+        return !cmd_pubsub_any(cl) && !(cl->flags & (CMD_CLIENT_REPLICA | CMD_CLIENT_MASTER));
     case CLIENT_TYPE_PUBSUB:
         return cmd_pubsub_any(cl);
     case CLIENT_TYPE_REPLICA:
         return (cl->flags & CMD_CLIENT_REPLICA) != 0;
+    case CLIENT_TYPE_MASTER:
+        return (cl->flags & CMD_CLIENT_MASTER) != 0;
     default:
         return 0;
     }

@@ -467,7 +467,28 @@ static void info_replication(struct info_buf *b, struct cmd_call *c, const struc
     } else {
         cmd_server_id(c->srv, d->si.pid, 1, r.replid);
     }
-    info_addf(b, "role:master\r\nconnected_slaves:%zu\r\n", r.n_replicas);
+    if (r.replica) {
+        info_addf(b, "role:slave\r\nmaster_host:%s\r\nmaster_port:%d\r\n", r.master_host,
+                  r.master_port);
+        info_addf(b, "master_link_status:%s\r\nmaster_last_io_seconds_ago:%lld\r\n",
+                  r.link_up ? "up" : "down", r.last_io_s);
+        info_addf(b, "master_sync_in_progress:%d\r\n", r.sync_in_progress);
+        info_addf(b, "slave_read_repl_offset:%lld\r\nslave_repl_offset:%lld\r\n",
+                  r.slave_offset, r.slave_offset);
+        if (r.sync_in_progress) {
+            info_addf(b, "master_sync_total_bytes:%lld\r\nmaster_sync_read_bytes:%lld\r\n"
+                         "master_sync_left_bytes:%lld\r\n",
+                      r.sync_total, r.sync_read, r.sync_total - r.sync_read);
+        }
+        if (!r.link_up) {
+            info_addf(b, "master_link_down_since_seconds:%lld\r\n", r.down_since_s);
+        }
+        info_addf(b, "slave_priority:100\r\nslave_read_only:%d\r\nreplica_announced:1\r\n",
+                  r.read_only);
+        info_addf(b, "connected_slaves:%zu\r\n", r.n_replicas);
+    } else {
+        info_addf(b, "role:master\r\nconnected_slaves:%zu\r\n", r.n_replicas);
+    }
     if (c->srv->settings.min_replicas_to_write > 0 && c->srv->settings.min_replicas_max_lag > 0) {
         info_addf(b, "min_slaves_good_slaves:%lld\r\n",
                   h->repl_good != NULL

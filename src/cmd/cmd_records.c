@@ -49,6 +49,7 @@ int cmd_records_put(struct cmd_server *srv, struct cmd_records *q, const struct 
     q->len += need;
     q->n++;
     q->flags |= d->flags;
+    q->inv_flags |= ~d->flags;
     return TERSE_OK;
 }
 
@@ -79,6 +80,7 @@ void cmd_records_clear(struct cmd_records *q)
     q->len = 0;
     q->n = 0;
     q->flags = 0;
+    q->inv_flags = 0;
 }
 
 void cmd_records_free(struct cmd_server *srv, struct cmd_records *q)

@@ -1,8 +1,8 @@
 /*
  * cmd_repl: the commands of replication's master side: SYNC, PSYNC, REPLCONF, ROLE, WAIT. What they start (the RDB child, the stream, the backlog) is
  * server/'s (srv_repl.c), reached through the repl_* hooks; the stream's contents are the
- * write feed's (cmd_feed.c); INFO's replication section is cmd_info.c's. terse is always a
- * master: REPLICAOF is not built.
+ * write feed's (cmd_feed.c); INFO's replication section is cmd_info.c's. REPLICAOF makes it
+ * a replica itself (server/srv_replica.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -100,10 +100,15 @@ static void cmd_replconf(struct cmd_call *c)
             if (h->repl_conf != NULL) {
                 h->repl_conf(h->srv, c->cl, CMD_REPLCONF_IP, 0, ip);
             }
-        } else if (cmd_arg_is(c, i, "capa") || cmd_arg_is(c, i, "rdb-only") ||
-                   cmd_arg_is(c, i, "getack")) {
-            /* Capabilities: terse sends the RDB as a sized bulk, which every replica reads.
-             * GETACK is a master's request; terse has none. */
+        } else if (cmd_arg_is(c, i, "getack")) {
+            /* The master asks for the offset this replica processed (sent after the command,
+             * by server/: the link's output is not this reply's). Nothing is replied. */
+            if ((c->cl->flags & CMD_CLIENT_MASTER) && h->repl_conf != NULL) {
+                h->repl_conf(h->srv, c->cl, CMD_REPLCONF_GETACK, 0, NULL);
+            }
+            return;
+        } else if (cmd_arg_is(c, i, "capa") || cmd_arg_is(c, i, "rdb-only")) {
+            /* Capabilities: terse sends the RDB as a sized bulk, which every replica reads. */
         } else if (cmd_arg_is(c, i, "ack")) {
             /* A replica's acknowledgement: recorded, never answered. */
             if (!(c->cl->flags & CMD_CLIENT_REPLICA) ||
@@ -163,6 +168,15 @@ static void cmd_role(struct cmd_call *c)
     if (h->repl_info != NULL) {
         h->repl_info(h->srv, &info, count_online, &acc);
     }
+    if (info.replica) {
+        resp_write_array(c->out, 5);
+        resp_write_bulk(c->out, "slave", 5);
+        resp_write_bulk(c->out, info.master_host, strlen(info.master_host));
+        resp_write_int(c->out, info.master_port);
+        resp_write_bulk(c->out, info.link_state, strlen(info.link_state));
+        resp_write_int(c->out, info.slave_offset);
+        return;
+    }
     resp_write_array(c->out, 3);
     resp_write_bulk(c->out, "master", 6);
     resp_write_int(c->out, (long long)info.offset);
@@ -207,6 +221,36 @@ void cmd_repl_wait_reply(struct cmd_server *srv, struct cmd_client *cl, struct r
     resp_write_int(o, h->repl_acked != NULL ? h->repl_acked(h->srv, cl->woff) : 0);
 }
 
+/* REPLICAOF host port | NO ONE (SLAVEOF is its old name). */
+static void cmd_replicaof(struct cmd_call *c)
+{
+    struct cmd_hooks *h = &c->srv->hooks;
+    char host[256];
+    long long port;
+    int r;
+
+    if (h->repl_replicaof == NULL) {
+        cmd_reply_err(c, "ERR replication is not available on this server");
+        return;
+    }
+    if (cmd_arg_is(c, 1, "no") && cmd_arg_is(c, 2, "one")) {
+        (void)h->repl_replicaof(h->srv, NULL, 0);
+        resp_write_ok(c->out);
+        return;
+    }
+    if (c->cl->flags & CMD_CLIENT_REPLICA) {
+        cmd_reply_err(c, "ERR Command is not valid when client is a replica.");
+        return;
+    }
+    if (!cmd_parse_ll(c->argv[2].p, c->argv[2].len, &port) || port < 0 || port > 65535) {
+        cmd_reply_err(c, "ERR Invalid master port");
+        return;
+    }
+    snprintf(host, sizeof(host), "%.*s", (int)c->argv[1].len, (const char *)c->argv[1].p);
+    r = h->repl_replicaof(h->srv, host, (int)port);
+    resp_write_simple(c->out, r == 1 ? "OK Already connected to specified master" : "OK");
+}
+
 int cmd_repl_is_replconf(const struct cmd_def *d)
 {
     return d->proc == cmd_replconf;
@@ -226,9 +270,18 @@ const struct cmd_def cmd_repl_defs[] = {
      CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_ALLOW_BUSY, 0, 0, 0,
      cmd_replconf, "@admin @slow @dangerous",
      "An internal command for configuring the replication stream", "3.0.0", "server", NULL},
+    {"replicaof", 3, CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE | CMD_NO_ASYNC_LOADING, 0, 0, 0,
+     cmd_replicaof, "@admin @slow @dangerous",
+     "Make the server a replica of another instance, or promote it as master.", "5.0.0",
+     "server", NULL},
     {"role", 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST, 0, 0, 0, cmd_role,
      "@admin @fast @dangerous", "Return the role of the instance in the context of replication",
      "2.8.12", "server", NULL},
+    {"slaveof", 3, CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE | CMD_NO_ASYNC_LOADING, 0, 0, 0,
+     cmd_replicaof, "@admin @slow @dangerous",
+     "Make the server a replica of another instance, or promote it as master. Deprecated "
+     "starting with Redis 5. Use REPLICAOF instead.",
+     "1.0.0", "server", NULL},
     {"sync", 1, REPL_ADMIN, 0, 0, 0, cmd_sync, "@admin @slow @dangerous",
      "Internal command used for replication", "1.0.0", "server", NULL},
     {"wait", 3, CMD_NOSCRIPT, 0, 0, 0, cmd_wait, "@slow @connection",

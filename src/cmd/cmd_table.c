@@ -394,12 +394,24 @@ static int writes_denied(struct cmd_call *c, const struct cmd_def *d)
         refuse(c, d, CMD_ERR_MISCONF);
         return 1;
     }
-    if (is_write && srv->settings.min_replicas_to_write > 0 &&
+    if (is_write && srv->settings.replica_ro == 0 && srv->settings.min_replicas_to_write > 0 &&
         srv->settings.min_replicas_max_lag > 0 &&
         (srv->hooks.repl_good == NULL ||
          srv->hooks.repl_good(srv->hooks.srv, srv->settings.min_replicas_max_lag) <
              srv->settings.min_replicas_to_write)) {
         refuse(c, d, "NOREPLICAS Not enough good replicas to write.");
+        return 1;
+    }
+    if (is_write && srv->settings.replica_ro) {
+        refuse(c, d, "READONLY You can't write against a read only replica.");
+        return 1;
+    }
+    if (srv->settings.replica_stale &&
+        (!(d->flags & CMD_STALE) ||
+         (cmd_multi_is_exec(d) && (c->cl->flags & CMD_CLIENT_MULTI) &&
+          (c->cl->mq.inv_flags & CMD_STALE)))) {
+        refuse(c, d, "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to "
+                     "'no'.");
         return 1;
     }
     return 0;
@@ -450,12 +462,15 @@ static void dispatch(struct cmd_call *c)
      * is when one it would run is a CMD_DENYOOM one (Redis 7.0's processCommand). */
     deny = queue || (cmd_multi_is_exec(d) && (cl->flags & CMD_CLIENT_MULTI) &&
                      (cl->mq.flags & CMD_DENYOOM));
-    if (srv->settings.maxmemory != 0 && !cmd_memory_admit(c, d, deny)) {
+    if (cl->flags & CMD_CLIENT_MASTER) {
+        /* The master's stream is obeyed: no memory, persistence or read-only refusal. */
+    } else if (srv->settings.maxmemory != 0 && !srv->settings.replica &&
+               !cmd_memory_admit(c, d, deny)) {
         refuse(c, d, CMD_ERR_OOM);
         return;
-    }
-    if ((srv->settings.misconf || srv->settings.min_replicas_to_write > 0) &&
-        writes_denied(c, d)) {
+    } else if ((srv->settings.misconf || srv->settings.min_replicas_to_write > 0 ||
+                srv->settings.replica_ro || srv->settings.replica_stale) &&
+               writes_denied(c, d)) {
         return;
     }
     if (cl->resp == 2 && !(d->flags & CMD_SUB_OK) && cmd_pubsub_any(cl)) {

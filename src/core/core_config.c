@@ -18,10 +18,13 @@
 #include "terse/status.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- the descriptor table ------------------------------------------------------------------ */
 
@@ -59,6 +62,7 @@ _Static_assert(sizeof names_s3checksum / sizeof *names_s3checksum == CORE_S3_CHE
 #define OPT_I_CLAMP(x) (x)
 #define OPT_I_MEM(x) 0
 #define OPT_I_STR(x) 0
+#define OPT_I_HOSTPORT(x) 0
 #define OPT_I_ENUM(x) 0
 #define OPT_I_BIND(x) 0
 #define OPT_I_SAVE(x) 0
@@ -69,6 +73,7 @@ _Static_assert(sizeof names_s3checksum / sizeof *names_s3checksum == CORE_S3_CHE
 #define OPT_U_CLAMP(x) 0
 #define OPT_U_MEM(x) (x)
 #define OPT_U_STR(x) 0
+#define OPT_U_HOSTPORT(x) 0
 #define OPT_U_ENUM(x) 0
 #define OPT_U_BIND(x) 0
 #define OPT_U_SAVE(x) 0
@@ -79,6 +84,7 @@ _Static_assert(sizeof names_s3checksum / sizeof *names_s3checksum == CORE_S3_CHE
 #define OPT_N_CLAMP(n) NULL
 #define OPT_N_MEM(n) NULL
 #define OPT_N_STR(n) NULL
+#define OPT_N_HOSTPORT(n) NULL
 #define OPT_N_ENUM(n) names_##n
 #define OPT_N_BIND(n) NULL
 #define OPT_N_SAVE(n) NULL
@@ -344,6 +350,34 @@ static int apply_str(struct core_config *c, const struct core_config_opt *o, con
     return TERSE_OK;
 }
 
+/* "host port" (replicaof): a port of 0 to 65535; "" (or "no one") unsets it. */
+static int apply_hostport(struct core_config *c, const struct core_config_opt *o, size_t argc,
+                          char **argv, char *why, size_t why_cap)
+{
+    char joined[320], *end;
+    long port;
+
+    if (argc == 0 || (argc == 1 && argv[0][0] == '\0')) {
+        return apply_str(c, o, "", why, why_cap);
+    }
+    if (argc != 2) {
+        core_config_err_fmt(why, why_cap, "wrong number of arguments");
+        return TERSE_ECONFIG;
+    }
+    if (strcasecmp(argv[0], "no") == 0 && strcasecmp(argv[1], "one") == 0) {
+        return apply_str(c, o, "", why, why_cap);
+    }
+    errno = 0;
+    port = strtol(argv[1], &end, 10);
+    if (errno != 0 || *end != '\0' || end == argv[1] || port < 0 || port > 65535 ||
+        strlen(argv[0]) > 255) {
+        core_config_err_fmt(why, why_cap, "Invalid master port");
+        return TERSE_ECONFIG;
+    }
+    snprintf(joined, sizeof(joined), "%s %ld", argv[0], port);
+    return apply_str(c, o, joined, why, why_cap);
+}
+
 static int apply_enum(struct core_config *c, const struct core_config_opt *o, const char *v,
                       char *why, size_t why_cap)
 {
@@ -509,6 +543,8 @@ int core_config_opt_apply(struct core_config *c, const struct core_config_opt *o
         return apply_save(c, o, argc, argv, s, why, why_cap);
     case CORE_CONFIG_KIND_OBUF:
         return apply_obuf(c, o, argc, argv, why, why_cap);
+    case CORE_CONFIG_KIND_HOSTPORT:
+        return apply_hostport(c, o, argc, argv, why, why_cap);
     default:
         break;
     }

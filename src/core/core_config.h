@@ -334,6 +334,12 @@ void core_config_notify_format(int flags, char *buf);
       CORE_CONFIG_MUTABLE)                                                                       \
     X("repl-backlog-ttl", repl_backlog_ttl, INT, "3600", 0, CORE_CONFIG_INT_MAX, -,             \
       CORE_CONFIG_MUTABLE)                                                                       \
+    X("replicaof", replicaof, HOSTPORT, "", 0, 0, -, 0)                                           \
+    X("masterauth", masterauth, STR, "", 0, 0, -, CORE_CONFIG_MUTABLE)                            \
+    X("masteruser", masteruser, STR, "", 0, 0, -, CORE_CONFIG_MUTABLE)                            \
+    X("replica-read-only", replica_read_only, BOOL, "yes", 0, 0, -, CORE_CONFIG_MUTABLE)        \
+    X("replica-serve-stale-data", replica_serve_stale_data, BOOL, "yes", 0, 0, -,               \
+      CORE_CONFIG_MUTABLE)                                                                       \
     X("min-replicas-to-write", min_replicas_to_write, INT, "0", 0, CORE_CONFIG_INT_MAX, -,      \
       CORE_CONFIG_MUTABLE)                                                                       \
     X("min-replicas-max-lag", min_replicas_max_lag, INT, "10", 0, CORE_CONFIG_INT_MAX, -,       \
@@ -367,6 +373,9 @@ void core_config_notify_format(int flags, char *buf);
     X("hash-max-ziplist-entries", hash_max_listpack_entries)                                     \
     X("repl-ping-slave-period", repl_ping_replica_period)                                        \
     X("min-slaves-to-write", min_replicas_to_write)                                              \
+    X("slaveof", replicaof)                                                                      \
+    X("slave-read-only", replica_read_only)                                                      \
+    X("slave-serve-stale-data", replica_serve_stale_data)                                        \
     X("min-slaves-max-lag", min_replicas_max_lag)                                                \
     X("hash-max-ziplist-value", hash_max_listpack_value)                                         \
     X("list-max-ziplist-size", list_max_listpack_size)                                         \
@@ -379,6 +388,7 @@ void core_config_notify_format(int flags, char *buf);
 #define CORE_CONFIG_CTYPE_CLAMP long long
 #define CORE_CONFIG_CTYPE_MEM uint64_t
 #define CORE_CONFIG_CTYPE_STR char *
+#define CORE_CONFIG_CTYPE_HOSTPORT char *
 #define CORE_CONFIG_CTYPE_ENUM int
 #define CORE_CONFIG_CTYPE_BIND struct core_config_bind
 #define CORE_CONFIG_CTYPE_SAVE struct core_config_save

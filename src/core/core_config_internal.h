@@ -40,8 +40,12 @@ enum core_config_kind {
     CORE_CONFIG_KIND_BIND,
     CORE_CONFIG_KIND_SAVE,
     CORE_CONFIG_KIND_OBUF,
-    CORE_CONFIG_KIND_NOTIFY
+    CORE_CONFIG_KIND_NOTIFY,
+    CORE_CONFIG_KIND_HOSTPORT /* "host port" kept as one string (replicaof); "" when unset */
 };
+
+/* True for the kinds held as an owned string (STR, HOSTPORT). */
+#define CORE_CONFIG_KIND_IS_STR(k) ((k) == CORE_CONFIG_KIND_STR || (k) == CORE_CONFIG_KIND_HOSTPORT)
 
 /* One row of CORE_CONFIG_OPTIONS, as data. */
 struct core_config_opt {
@@ -99,7 +103,7 @@ static inline int core_config_lower(int ch)
 static inline bool core_config_opt_multiword(const struct core_config_opt *o)
 {
     return o->kind == CORE_CONFIG_KIND_BIND || o->kind == CORE_CONFIG_KIND_SAVE ||
-           o->kind == CORE_CONFIG_KIND_OBUF;
+           o->kind == CORE_CONFIG_KIND_OBUF || o->kind == CORE_CONFIG_KIND_HOSTPORT;
 }
 
 /* ---- core_config.c ------------------------------------------------------------------------ */

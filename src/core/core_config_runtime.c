@@ -30,7 +30,7 @@ void core_config_deinit(struct core_config *c)
     }
     for (size_t i = 0; i < core_config_n_opts; i++) {
         const struct core_config_opt *o = &core_config_opts[i];
-        if (o->kind == CORE_CONFIG_KIND_STR) {
+        if (CORE_CONFIG_KIND_IS_STR(o->kind)) {
             core_free(*CORE_CONFIG_PTR(c, o, char *));
         } else if (o->kind == CORE_CONFIG_KIND_BIND) {
             core_config_bind_clear(CORE_CONFIG_PTR(c, o, struct core_config_bind));
@@ -79,7 +79,7 @@ static int config_copy(struct core_config *dst, const struct core_config *src)
     /* First detach every owned pointer, so a failure part-way frees only fresh copies. */
     for (size_t i = 0; i < core_config_n_opts; i++) {
         const struct core_config_opt *o = &core_config_opts[i];
-        if (o->kind == CORE_CONFIG_KIND_STR) {
+        if (CORE_CONFIG_KIND_IS_STR(o->kind)) {
             *CORE_CONFIG_PTR(dst, o, char *) = NULL;
         } else if (o->kind == CORE_CONFIG_KIND_BIND) {
             struct core_config_bind *b = CORE_CONFIG_PTR(dst, o, struct core_config_bind);
@@ -89,7 +89,7 @@ static int config_copy(struct core_config *dst, const struct core_config *src)
     }
     for (size_t i = 0; i < core_config_n_opts; i++) {
         const struct core_config_opt *o = &core_config_opts[i];
-        if (o->kind == CORE_CONFIG_KIND_STR) {
+        if (CORE_CONFIG_KIND_IS_STR(o->kind)) {
             const char *s = *CORE_CONFIG_CPTR(src, o, char *);
             char *d = core_strndup(s, strlen(s));
             if (d == NULL) {
@@ -285,6 +285,7 @@ static const char *opt_format(const struct core_config *c, const struct core_con
         (void)snprintf(buf, cap, "%llu", (unsigned long long)*CORE_CONFIG_CPTR(c, o, uint64_t));
         return buf;
     case CORE_CONFIG_KIND_STR:
+    case CORE_CONFIG_KIND_HOSTPORT:
         return *CORE_CONFIG_CPTR(c, o, char *) != NULL ? *CORE_CONFIG_CPTR(c, o, char *) : "";
     case CORE_CONFIG_KIND_NOTIFY:
         core_config_notify_format(*CORE_CONFIG_CPTR(c, o, int), buf);

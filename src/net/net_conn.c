@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -102,6 +103,62 @@ int net_accept(int lfd, int *fd_out, char *addr, char *laddr)
         laddr[0] = '\0';
     }
     *fd_out = fd;
+    return TERSE_OK;
+}
+
+int net_connect(const char *host, int port, int *fd_out, char *err, size_t err_cap)
+{
+    struct addrinfo hints, *res = NULL, *ai;
+    char portstr[16];
+    int rc, fd = -1, one = 1;
+
+    err[0] = '\0';
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    snprintf(portstr, sizeof(portstr), "%d", port);
+    rc = getaddrinfo(host, portstr, &hints, &res);
+    if (rc != 0) {
+        snprintf(err, err_cap, "%s", gai_strerror(rc));
+        return TERSE_EIO;
+    }
+    for (ai = res; ai != NULL; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                    ai->ai_protocol);
+        if (fd < 0) {
+            continue;
+        }
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 || errno == EINPROGRESS) {
+            break;
+        }
+        snprintf(err, err_cap, "%s", strerror(errno));
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        if (ai == NULL && err[0] == '\0') {
+            snprintf(err, err_cap, "no address to connect to");
+        }
+        return TERSE_EIO;
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    *fd_out = fd;
+    return TERSE_OK;
+}
+
+int net_connect_result(int fd, char *err, size_t err_cap)
+{
+    int soerr = 0;
+    socklen_t len = sizeof(soerr);
+
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0) {
+        soerr = errno;
+    }
+    if (soerr != 0) {
+        snprintf(err, err_cap, "%s", strerror(soerr));
+        return TERSE_EIO;
+    }
     return TERSE_OK;
 }
 

@@ -27,6 +27,14 @@ int net_listen(const char *addr, int port, int backlog, int *fd_out, char *err, 
  * pending), TERSE_EIO. addr/laddr receive "ip:port" (NET_ADDR_MAX bytes each). */
 int net_accept(int lfd, int *fd_out, char *addr, char *laddr);
 
+/* Starts a non-blocking TCP connection to host:port (a name is resolved first, blocking, as
+ * Redis's replicas do): TERSE_OK with *fd_out (connecting or connected: wait for writability,
+ * then net_connect_result), or TERSE_EIO with the reason in err. */
+int net_connect(const char *host, int port, int *fd_out, char *err, size_t err_cap);
+/* The outcome of a connection started by net_connect, once its socket is writable: TERSE_OK,
+ * or TERSE_EIO with the reason in err. */
+int net_connect_result(int fd, char *err, size_t err_cap);
+
 /* Enables TCP keepalive with the given idle seconds (0: leave off). */
 void net_keepalive(int fd, int idle_s);
 

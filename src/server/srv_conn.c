@@ -48,6 +48,35 @@ static void *req_realloc(void *p, size_t n)
     return core_realloc(p, n);
 }
 
+struct srv_client *srv_client_new(struct srv *s, int fd, const char *addr, const char *laddr)
+{
+    struct srv_client *c = core_calloc(1, sizeof(*c));
+
+    if (c == NULL) {
+        return NULL;
+    }
+    net_conn_init(&c->conn, fd);
+    net_keepalive(fd, (int)s->cfg.tcp_keepalive);
+    resp_request_init(&c->req, req_realloc, core_free);
+    cmd_client_init(&s->cmd, &c->cmd);
+    c->srv = s;
+    c->read_want = SRV_READ_CHUNK;
+    c->cmd.fd = fd;
+    c->cmd.ctime_ms = c->cmd.last_ms = core_time_unix_ms();
+    snprintf(c->cmd.addr, sizeof(c->cmd.addr), "%s", addr);
+    snprintf(c->cmd.laddr, sizeof(c->cmd.laddr), "%s", laddr);
+    if (core_loop_add(s->loop, fd, CORE_EV_READ, on_client_event, c) != TERSE_OK) {
+        cmd_client_deinit(&s->cmd, &c->cmd);
+        resp_request_deinit(&c->req);
+        c->conn.fd = -1; /* the caller closes fd */
+        net_conn_deinit(&c->conn);
+        core_free(c);
+        return NULL;
+    }
+    s->n_clients++;
+    return c;
+}
+
 void srv_on_accept(struct core_loop *loop, int lfd, void *arg, unsigned events)
 {
     struct srv *s = arg;
@@ -56,6 +85,7 @@ void srv_on_accept(struct core_loop *loop, int lfd, void *arg, unsigned events)
     int fd, st;
 
     (void)events;
+    (void)loop; /* s->loop */
     for (int i = 0; i < 64; i++) {
         st = net_accept(lfd, &fd, addr, laddr);
         if (st != TERSE_OK) {
@@ -72,31 +102,12 @@ void srv_on_accept(struct core_loop *loop, int lfd, void *arg, unsigned events)
             s->rejected_connections++;
             continue;
         }
-        c = core_calloc(1, sizeof(*c));
+        c = srv_client_new(s, fd, addr, laddr);
         if (c == NULL) {
             close(fd);
             s->rejected_connections++;
             continue;
         }
-        net_conn_init(&c->conn, fd);
-        net_keepalive(fd, (int)s->cfg.tcp_keepalive);
-        resp_request_init(&c->req, req_realloc, core_free);
-        cmd_client_init(&s->cmd, &c->cmd);
-        c->srv = s;
-        c->read_want = SRV_READ_CHUNK;
-        c->cmd.fd = fd;
-        c->cmd.ctime_ms = c->cmd.last_ms = core_time_unix_ms();
-        memcpy(c->cmd.addr, addr, sizeof(addr));
-        memcpy(c->cmd.laddr, laddr, sizeof(laddr));
-        if (core_loop_add(loop, fd, CORE_EV_READ, on_client_event, c) != TERSE_OK) {
-            cmd_client_deinit(&s->cmd, &c->cmd);
-            resp_request_deinit(&c->req);
-            net_conn_deinit(&c->conn);
-            core_free(c);
-            s->rejected_connections++;
-            continue;
-        }
-        s->n_clients++;
         s->total_connections++;
         core_log(CORE_LOG_VERBOSE, "Accepted %s", addr);
     }
@@ -112,6 +123,7 @@ void srv_client_close(struct srv *s, struct srv_client *c)
         *pp = c->sched_next;
     }
     srv_repl_detach(s, c);
+    srv_replica_client_gone(s, c);
     core_loop_del(s->loop, c->conn.fd);
     s->net_in += c->conn.n_in;
     s->net_out += c->conn.n_out;
@@ -263,6 +275,9 @@ static int process_input(struct srv *s, struct srv_client *c)
             cmd_dispatch(&s->cmd, &c->cmd, c->req.argv, c->req.argc);
         }
         core_buf_consume(&c->conn.in, used);
+        if (c->cmd.flags & CMD_CLIENT_MASTER) {
+            srv_replica_processed(s, c, used); /* the master's stream offset */
+        }
         if (o.err) {
             rc = -1;
             break;
@@ -347,7 +362,8 @@ void srv_clients_sweep(struct srv *s, int64_t now_ms)
         } else if (over_output_limit(s, c, now_ms)) {
             log_output_limit(c);
             srv_client_close(s, c);
-        } else if (s->cfg.timeout > 0 && !(cl->flags & CMD_CLIENT_REPLICA) &&
+        } else if (s->cfg.timeout > 0 &&
+                   !(cl->flags & (CMD_CLIENT_REPLICA | CMD_CLIENT_MASTER)) &&
                    now_ms - cl->last_ms > s->cfg.timeout * 1000 &&
                    core_buf_pending(&c->conn.out) == 0) {
             core_log(CORE_LOG_VERBOSE, "Closing idle client");

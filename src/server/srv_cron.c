@@ -91,10 +91,11 @@ void srv_cron(struct srv *s)
         return;
     }
     s->last_cron_ms = now;
-    if (s->cmd.settings.maxmemory != 0) {
+    /* A replica neither evicts nor expires on its own: the master's DELs do (as Redis). */
+    if (s->cmd.settings.maxmemory != 0 && !srv_is_replica(s)) {
         cmd_memory_evict(&s->cmd, 0, CRON_EVICT_BUDGET_US, now);
     }
-    if (s->cmd.settings.active_expire) {
+    if (s->cmd.settings.active_expire && !srv_is_replica(s)) {
         budget_us = (uint64_t)period * 1000u * 25u / 100u;
         budget_us += budget_us * (uint64_t)(s->cfg.active_expire_effort - 1) / 4u;
         store_active_expire(s->shard, now, budget_us, mono_us);

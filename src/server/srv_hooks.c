@@ -233,6 +233,10 @@ void srv_settings_sync(struct srv *s)
     }
     st->notify = (int)s->cfg.notify_keyspace_events;
     st->min_replicas_to_write = s->cfg.min_replicas_to_write;
+    st->replica = srv_is_replica(s);
+    st->replica_ro = st->replica && s->cfg.replica_read_only;
+    st->replica_stale = st->replica && !s->cfg.replica_serve_stale_data &&
+                        s->master.state != SRV_MASTER_CONNECTED;
     st->min_replicas_max_lag = s->cfg.min_replicas_max_lag;
     srv_persist_misconf_sync(s);
     core_log_set_level((enum core_log_level)s->cfg.loglevel);

@@ -82,6 +82,35 @@ struct srv_repl {
     int64_t last_ping_ms;
 };
 
+/* terse as a replica (srv_replica.c): the link to its master. */
+enum srv_master_state {
+    SRV_MASTER_NONE = 0,    /* a master itself */
+    SRV_MASTER_CONNECT,     /* to connect at next_try_ms */
+    SRV_MASTER_CONNECTING,  /* connect() in flight */
+    SRV_MASTER_HANDSHAKE,   /* PING, REPLCONF, PSYNC sent; their replies read in turn */
+    SRV_MASTER_TRANSFER,    /* receiving the RDB */
+    SRV_MASTER_CONNECTED    /* the stream runs as the commands of client */
+};
+
+struct srv_master {
+    enum srv_master_state state;
+    char host[256];
+    int port;
+    int fd;                     /* the link until CONNECTED (then client's), -1: none */
+    struct core_buf in;         /* the link's unread bytes before CONNECTED; owned */
+    int replies;                /* replies still expected before PSYNC goes */
+    int psync_sent;             /* PSYNC is out: the next reply is its answer */
+    char replid[41];            /* the master's stream ... */
+    long long offset;           /* ... and how far this replica processed it */
+    int cached;                 /* replid/offset hold: PSYNC asks to continue from there */
+    char tmp_path[4096];        /* the RDB being received, -1 fd: none */
+    int tmp_fd;
+    long long bulk_total, bulk_left; /* its size (-1 before the header) and what is left */
+    int64_t sync_start_ms, next_try_ms, last_io_ms, down_since_ms, last_ack_ms;
+    int ack_now;                /* REPLCONF GETACK came: acknowledge at the next step */
+    struct srv_client *client;  /* the master's connection once CONNECTED, borrowed */
+};
+
 /* Snapshot state (srv_persist.c). */
 struct srv_persist {
     pid_t child_pid;              /* BGSAVE child, 0 when none */
@@ -169,6 +198,7 @@ struct srv {
 
     struct srv_repl repl;          /* replicas */
     struct srv_aof aof;            /* the append-only file */
+    struct srv_master master;      /* its own master, when a replica */
     int stop;                      /* 1 once shutdown is decided */
     struct srv_client *sched;      /* clients to resume (srv_client.scheduled), borrowed */
     int exit_code;
@@ -176,6 +206,9 @@ struct srv {
 
 /* srv_conn.c */
 void srv_on_accept(struct core_loop *loop, int fd, void *arg, unsigned events);
+/* A client on connected socket fd (its command state, buffers, loop registration), counted
+ * in n_clients; NULL when out of memory (fd is then the caller's to close). */
+struct srv_client *srv_client_new(struct srv *s, int fd, const char *addr, const char *laddr);
 void srv_client_close(struct srv *s, struct srv_client *c);
 void srv_close_all_clients(struct srv *s);
 /* Applies CLOSE_ASAP marks and output limits across all clients. */
@@ -338,6 +371,29 @@ void srv_aof_dir_fsync(struct srv *s);
 int srv_aof_load(struct srv *s);
 /* cmd hook loadaof. */
 int srv_aof_loadaof(void *srv, char *errbuf, size_t cap);
+
+/* srv_replica.c: terse as a replica. */
+void srv_replica_init(struct srv *s);
+void srv_replica_teardown(struct srv *s);
+/* After every poll: connects, times out, acknowledges. */
+void srv_replica_step(struct srv *s, int64_t now_ms);
+/* c ran bytes of input: the master's stream offset moves when c is the master's link. */
+void srv_replica_processed(struct srv *s, struct srv_client *c, size_t bytes);
+/* c closes: when it is the master's link, the link goes back to connecting. */
+void srv_replica_client_gone(struct srv *s, struct srv_client *c);
+/* REPLICAOF host port (host NULL: NO ONE). 0, or 1 when already its replica. */
+int srv_replica_set(struct srv *s, const char *host, int port);
+/* INFO replication and ROLE's replica fields. */
+void srv_replica_info(const struct srv *s, struct cmd_repl_info *out);
+/* 1 while the server is a replica (no active expiry, no eviction). */
+static inline int srv_is_replica(const struct srv *s)
+{
+    return s->master.state != SRV_MASTER_NONE;
+}
+/* srv_repl.c, for the replica side: closes every replica of this server, and starts a new
+ * history (a new replid, an empty backlog): what they had does not continue. */
+void srv_repl_drop_replicas(struct srv *s);
+void srv_repl_new_history(struct srv *s);
 
 /* srv_backup.c */
 struct persist_load_stats;

@@ -201,6 +201,7 @@ static int setup(struct srv *s)
     srv_repl_init(s);
     srv_repl_hooks_install(s);
     srv_aof_hooks_install(s);
+    srv_replica_init(s);
     /* The whole snapshot (or, with appendonly yes, the AOF, as Redis loads it instead) is
      * verified and loaded before any client can connect. */
     if (s->cfg.appendonly ? srv_aof_startup(s) != 0 : srv_persist_load(s) != 0) {
@@ -221,6 +222,7 @@ static void teardown(struct srv *s)
         srv_close_all_clients(s);
     }
     srv_aof_teardown(s);
+    srv_replica_teardown(s);
     srv_repl_teardown(s);
     cmd_server_deinit(&s->cmd);
     srv_rdb_trim(s, 0);
@@ -285,6 +287,7 @@ int main(int argc, char **argv)
                 break;
             }
             srv_repl_step(&s, 0);
+            srv_replica_step(&s, core_time_unix_ms());
             srv_clients_resume(&s);
             srv_idle(&s, n);
             srv_cron(&s);

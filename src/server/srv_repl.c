@@ -400,6 +400,7 @@ void srv_repl_info(void *srv, struct cmd_repl_info *out,
     struct srv_repl *r = &s->repl;
     int64_t now = core_time_unix_ms();
 
+    srv_replica_info(s, out);
     memcpy(out->replid, r->replid, sizeof(out->replid));
     out->offset = r->offset;
     out->n_replicas = r->n_replicas;
@@ -490,6 +491,32 @@ static int hook_sync(void *srv, struct cmd_client *cl, const char *replid, long 
     return srv_repl_sync(s, srv_client_of(cl), replid, offset, psync);
 }
 
+void srv_repl_drop_replicas(struct srv *s)
+{
+    while (s->repl.replicas != NULL) {
+        struct srv_client *c = s->repl.replicas;
+        c->cmd.flags |= CMD_CLIENT_CLOSE_ASAP;
+        srv_repl_schedule(s, c);
+        srv_repl_detach(s, c);
+    }
+    srv_repl_new_history(s);
+}
+
+void srv_repl_new_history(struct srv *s)
+{
+    struct srv_repl *r = &s->repl;
+
+    backlog_free(r);
+    cmd_feed_flush(&s->cmd, 0);
+    cmd_server_id(&s->cmd, (long)getpid() ^ (long)core_time_unix_ms(), 1, r->replid);
+    srv_feed_consumers_changed(s);
+}
+
+static int hook_replicaof(void *srv, const char *host, int port)
+{
+    return srv_replica_set(srv, host, port);
+}
+
 static void hook_conf(void *srv, struct cmd_client *cl, int what, long long num,
                       const char *text)
 {
@@ -501,6 +528,8 @@ static void hook_conf(void *srv, struct cmd_client *cl, int what, long long num,
         snprintf(c->repl_ip, sizeof(c->repl_ip), "%s", text);
     } else if (what == CMD_REPLCONF_ACK) {
         srv_repl_ack(srv, c, num);
+    } else if (what == CMD_REPLCONF_GETACK) {
+        ((struct srv *)srv)->master.ack_now = 1;
     }
 }
 
@@ -513,4 +542,5 @@ void srv_repl_hooks_install(struct srv *s)
     s->cmd.hooks.repl_acked = hook_acked;
     s->cmd.hooks.repl_getack = hook_getack;
     s->cmd.hooks.repl_good = hook_good;
+    s->cmd.hooks.repl_replicaof = hook_replicaof;
 }

@@ -79,11 +79,24 @@ def dataset(c, databases=16):
     return out
 
 
-def assert_same_dataset(t, r):
+def without_entries_read(v):
+    """A stream group's entries-read after XCLAIM ... LASTID, the form consumer-group reads
+    are fed in: Redis 7.0's own replicas and AOF replays do not follow it either (checked
+    against a redis-server master), so comparisons after a stream of group reads leave it out."""
+    if v[0] == "stream":
+        st = v[1]
+        return v[0], (st[0], [g[:3] for g in st[1]], st[2], st[3]), v[2]
+    return v
+
+
+def assert_same_dataset(t, r, entries_read=True):
     a, b = dataset(t), dataset(r)
     assert sorted(set(a) - set(b)) == [] and sorted(set(b) - set(a)) == []
     for k in a:
-        assert a[k] == b[k], k
+        if entries_read:
+            assert a[k] == b[k], k
+        else:
+            assert without_entries_read(a[k]) == without_entries_read(b[k]), k
 
 
 @pytest.fixture
@@ -352,17 +365,7 @@ def test_random_writes_replay_the_same(linked, seed):
     random_workload(t, random.Random(seed), 3000)
     time.sleep(0.1)                      # the short expiries lapse (lazily or actively)
     wait_caught_up(t, r)
-    a, b = dataset(t), dataset(r)
-
-    def norm(v):
-        # A group's entries-read after the XCLAIM ... LASTID the master feeds: Redis 7.0's
-        # own replicas do not follow it either (checked against a redis-server master).
-        if v[0] == "stream":
-            st = v[1]
-            return v[0], (st[0], [g[:3] for g in st[1]], st[2], st[3])
-        return v[:-1]
-    assert sorted(a) == sorted(b)
-    assert [k for k in a if norm(a[k]) != norm(b[k])] == []
+    assert_same_dataset(t, r, entries_read=False)
 
 
 def test_min_replicas_to_write(linked):
