@@ -99,9 +99,10 @@ int persist_rdb_dump(const struct persist_rdb_value *v, const terse_allocator *a
 int persist_rdb_payload_check(const uint8_t *payload, size_t len);
 
 /*
- * Reads one RDB object (type byte, then the value) from obj (len bytes, borrowed: for a DUMP
- * payload, the bytes before the footer; bytes after the object are ignored, as Redis ignores
- * them). On TERSE_OK *out holds the value: a string's bytes (out->p may point into obj) or
+ * Reads one RDB object (type byte, then the value) from obj (len bytes, borrowed). RESTORE
+ * passes the whole DUMP payload, footer included, as Redis reads it (an object cut short runs
+ * into the footer's bytes there too); bytes after the object are ignored, as Redis ignores
+ * them. On TERSE_OK *out holds the value: a string's bytes (out->p may point into obj) or
  * integer, or the terse byte form of the other types (in w->out). out->p is valid until the
  * next call with w, or until obj goes. The form passed the store's own checks.
  * Returns TERSE_OK; TERSE_ECORRUPT (any malformed byte, an empty collection, a type terse does

@@ -50,7 +50,12 @@ static int keep_bytes(struct rdb_r *r, const uint8_t *p, size_t n, bool prefixed
 {
     uint8_t v[10];
     size_t k = codec_varint_put(v, n);
-    int st = prefixed ? rdb_buf_put(&r->w->alloc, &r->w->elems, v, k) : TERSE_OK;
+    /* room for one more byte: elems.p is never NULL once a name, even an empty one, is kept */
+    int st = rdb_buf_reserve(&r->w->alloc, &r->w->elems, r->w->elems.len + 1);
+
+    if (st == TERSE_OK && prefixed) {
+        st = rdb_buf_put(&r->w->alloc, &r->w->elems, v, k);
+    }
 
     if (st == TERSE_OK) {
         st = rdb_buf_put(&r->w->alloc, &r->w->elems, p, n);
@@ -283,7 +288,8 @@ static int read_groups(struct rdb_r *r, int type, const struct store_stream *h, 
         } else {
             s.x = estimate_read(h, length, first, &s.id);
         }
-        if (s.x < -1 || rdb_r_count(r, &s.n, 18) != TERSE_OK) {
+        /* terse keeps entries-read + 1: INT64_MAX has no room (Redis never counts so far) */
+        if (s.x < -1 || s.x == INT64_MAX || rdb_r_count(r, &s.n, 18) != TERSE_OK) {
             return rdb_r_fail(r, TERSE_ECORRUPT, "a group's counters are wrong");
         }
         /* the consumers count is read after the PEL: patched into the record below */
