@@ -436,10 +436,10 @@ static void test_corrupt_classes(void **state)
         size_t n;
     } bad[] = {
         {"\x00\x81\xff\xff\xff\xff\xff\xff\xff\xff", 10},   /* string of 2^64 - 1 bytes */
-        {"\x01\x80\x7f\xff\xff\xff\x01a", 8},               /* list count past the payload */
+        {"\x01\x80\x7f\xff\xff\xff\x01" "a", 8},               /* list count past the payload */
         {"\x01\x00", 2},                                    /* empty list */
-        {"\x02\x02\x01a\x01a", 6},                          /* set member twice */
-        {"\x04\x02\x01f\x01v\x01f\x01w", 10},               /* hash field twice */
+        {"\x02\x02\x01" "a\x01" "a", 6},                          /* set member twice */
+        {"\x04\x02\x01" "f\x01v\x01" "f\x01w", 10},               /* hash field twice */
         {"\x05\x01\x01m\x00\x00\x00\x00\x00\x00\xf8\x7f", 12}, /* NaN score */
         {"\x03\x01\x01m\xfd", 5},                           /* NaN score, string form */
         {"\x03\x01\x01m\x03" "abc", 8},                        /* score that is no number */
