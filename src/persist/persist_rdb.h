@@ -22,7 +22,8 @@
  *   DUMP payload = object | RDB version u16 LE (PERSIST_RDB_VERSION) | CRC-64 u64 LE
  *
  * The CRC is Redis's CRC-64/Jones (reflected, init 0, no final xor) over every byte before it,
- * computed by libisal (persist_rdb_crc64). The file format is in persist_rdb_file.c.
+ * computed by libisal (persist_rdb_crc64). The file format is in persist_rdb_file.c;
+ * docs/formats/rdb.md sums up what is written, what is read and what is checked.
  *
  * Nothing here reads the clock or the config. Threading: pure functions, and a struct
  * persist_rdb_work belongs to one thread.
