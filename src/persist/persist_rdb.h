@@ -22,7 +22,8 @@
  *   DUMP payload = object | RDB version u16 LE (PERSIST_RDB_VERSION) | CRC-64 u64 LE
  *
  * The CRC is Redis's CRC-64/Jones (reflected, init 0, no final xor) over every byte before it,
- * computed by libisal (persist_rdb_crc64). The file format is in persist_rdb_file.c.
+ * computed by libisal (persist_rdb_crc64). The file format is in persist_rdb_file.c;
+ * docs/formats/rdb.md sums up what is written, what is read and what is checked.
  *
  * Nothing here reads the clock or the config. Threading: pure functions, and a struct
  * persist_rdb_work belongs to one thread.
@@ -99,9 +100,10 @@ int persist_rdb_dump(const struct persist_rdb_value *v, const terse_allocator *a
 int persist_rdb_payload_check(const uint8_t *payload, size_t len);
 
 /*
- * Reads one RDB object (type byte, then the value) from obj (len bytes, borrowed: for a DUMP
- * payload, the bytes before the footer; bytes after the object are ignored, as Redis ignores
- * them). On TERSE_OK *out holds the value: a string's bytes (out->p may point into obj) or
+ * Reads one RDB object (type byte, then the value) from obj (len bytes, borrowed). RESTORE
+ * passes the whole DUMP payload, footer included, as Redis reads it (an object cut short runs
+ * into the footer's bytes there too); bytes after the object are ignored, as Redis ignores
+ * them. On TERSE_OK *out holds the value: a string's bytes (out->p may point into obj) or
  * integer, or the terse byte form of the other types (in w->out). out->p is valid until the
  * next call with w, or until obj goes. The form passed the store's own checks.
  * Returns TERSE_OK; TERSE_ECORRUPT (any malformed byte, an empty collection, a type terse does

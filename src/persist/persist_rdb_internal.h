@@ -223,4 +223,25 @@ int rdb_read_zset(struct rdb_r *r, int type, uint64_t *count);
 /* A stream value (persist_rdb_rstream.c) into w->out. */
 int rdb_read_stream(struct rdb_r *r, int type);
 
+/* Phase A's records of a stream (persist_rdb_rstream.c), read by phase B (persist_rdb_rbuild.c). */
+enum srec_kind { SREC_NODE, SREC_NODE_END, SREC_ENTRY, SREC_GROUP, SREC_PEL, SREC_CONS,
+                 SREC_CPEL };
+
+/* One record of phase A. Fields by kind:
+ *   NODE_END: a = deleted entries of the listpack     ENTRY: id, n = pairs, off/len = pairs
+ *   GROUP: off/len = name, id = last delivered, x = entries read, n = PEL size, m = consumers
+ *   PEL: id, x = delivery time, n = delivery count, m = owner + 1 (0: none yet)
+ *   CONS: off/len = name, x = seen time, n = its PEL size      CPEL: id */
+struct srec {
+    int kind;
+    struct store_stream_id id;
+    uint64_t n, m, a;
+    int64_t x;
+    size_t off, len;
+};
+
+/* Phase B: the model s (initialised, empty) from the records in r->w->arr. TERSE_OK, or r's
+ * failure (TERSE_ECORRUPT, TERSE_ENOMEM). */
+int rdb_stream_build(struct rdb_r *r, struct store_stream *s);
+
 #endif /* TERSE_PERSIST_RDB_INTERNAL_H */

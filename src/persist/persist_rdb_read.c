@@ -9,12 +9,12 @@
  *   hash   the pairs in the payload's order               (store_hash.h)
  *   set    members all integers: ascending, as an intset answers; else the payload's order
  *   zset   sorted by score then member                    (store_zset.h)
+ *          (both gathered and sorted in persist_rdb_rsort.c)
  *   stream persist_rdb_rstream.c
  *
- * A form is built count-last: FORM_HEAD bytes are kept free for the count, which is written
- * at the end and the elements slid up to it once. Set and zset members are first gathered in
- * w->elems (bytes) and w->arr (records holding offsets into w->elems, turned into pointers
- * once w->elems stops growing), then sorted (store_zset_sort: heapsort, no allocation).
+ * A list or hash form is built count-last: FORM_HEAD bytes are kept free for the count, which
+ * is written at the end and the elements slid up to it once. The primitives (lengths, strings,
+ * LZF) are in persist_rdb_rbase.c, the compact encodings' iterators in persist_rdb_blob.c.
  *
  * Every form is checked by the store's own checker before it is returned (a duplicate field,
  * member or an empty collection is TERSE_ECORRUPT), so nothing RESTORE stores can fail a later

@@ -31,7 +31,11 @@ static int keep(struct rdb_r *r, const uint8_t *p, size_t n, size_t *off)
     int st;
 
     *off = r->w->elems.len;
-    st = rdb_buf_put(&r->w->alloc, &r->w->elems, p, n);
+    /* room for one more byte: elems.p is never NULL once a member, even an empty one, is kept */
+    st = rdb_buf_reserve(&r->w->alloc, &r->w->elems, r->w->elems.len + 1);
+    if (st == TERSE_OK) {
+        st = rdb_buf_put(&r->w->alloc, &r->w->elems, p, n);
+    }
     return st == TERSE_OK ? TERSE_OK : rdb_r_fail(r, st, "out of memory");
 }
 

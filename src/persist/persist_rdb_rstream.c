@@ -24,22 +24,6 @@
 #include "codec/codec_varint.h"
 #include "terse/status.h"
 
-enum srec_kind { SREC_NODE, SREC_NODE_END, SREC_ENTRY, SREC_GROUP, SREC_PEL, SREC_CONS,
-                 SREC_CPEL };
-
-/* One record of phase A. Fields by kind:
- *   NODE_END: a = deleted entries of the listpack     ENTRY: id, n = pairs, off/len = pairs
- *   GROUP: off/len = name, id = last delivered, x = entries read, n = PEL size, m = consumers
- *   PEL: id, x = delivery time, n = delivery count, m = owner + 1 (0: none yet)
- *   CONS: off/len = name, x = seen time, n = its PEL size      CPEL: id */
-struct srec {
-    int kind;
-    struct store_stream_id id;
-    uint64_t n, m, a;
-    int64_t x;
-    size_t off, len;
-};
-
 static int rec(struct rdb_r *r, const struct srec *s)
 {
     int st = rdb_buf_put(&r->w->alloc, &r->w->arr, s, sizeof(*s));
@@ -50,7 +34,12 @@ static int keep_bytes(struct rdb_r *r, const uint8_t *p, size_t n, bool prefixed
 {
     uint8_t v[10];
     size_t k = codec_varint_put(v, n);
-    int st = prefixed ? rdb_buf_put(&r->w->alloc, &r->w->elems, v, k) : TERSE_OK;
+    /* room for one more byte: elems.p is never NULL once a name, even an empty one, is kept */
+    int st = rdb_buf_reserve(&r->w->alloc, &r->w->elems, r->w->elems.len + 1);
+
+    if (st == TERSE_OK && prefixed) {
+        st = rdb_buf_put(&r->w->alloc, &r->w->elems, v, k);
+    }
 
     if (st == TERSE_OK) {
         st = rdb_buf_put(&r->w->alloc, &r->w->elems, p, n);
@@ -283,7 +272,8 @@ static int read_groups(struct rdb_r *r, int type, const struct store_stream *h, 
         } else {
             s.x = estimate_read(h, length, first, &s.id);
         }
-        if (s.x < -1 || rdb_r_count(r, &s.n, 18) != TERSE_OK) {
+        /* terse keeps entries-read + 1: INT64_MAX has no room (Redis never counts so far) */
+        if (s.x < -1 || s.x == INT64_MAX || rdb_r_count(r, &s.n, 18) != TERSE_OK) {
             return rdb_r_fail(r, TERSE_ECORRUPT, "a group's counters are wrong");
         }
         /* the consumers count is read after the PEL: patched into the record below */
@@ -314,119 +304,6 @@ static int read_groups(struct rdb_r *r, int type, const struct store_stream *h, 
                     return r->st;
                 }
             }
-        }
-    }
-    return TERSE_OK;
-}
-
-/* Phase B for one group: recs[0] is its GROUP record. *used gets the records it took. */
-static int build_group(struct store_stream *s, struct srec *recs, size_t n_recs,
-                       const uint8_t *base, size_t *used)
-{
-    struct srec *gr = &recs[0], *pel = &recs[1], *c;
-    struct store_stream_group *g;
-    size_t gi, k;
-    bool found;
-
-    gi = store_stream_group_find(s, base + gr->off, gr->len, &found);
-    if (found) {
-        return TERSE_ECORRUPT;
-    }
-    if (store_stream_group_insert(s, gi, base + gr->off, gr->len, gr->id, gr->x) != TERSE_OK) {
-        return TERSE_ENOMEM;
-    }
-    g = &s->groups[gi];
-    k = 1 + gr->n;
-    for (uint64_t i = 0; i < gr->m; i++) { /* consumers first: their indexes are then final */
-        size_t ci;
-        c = &recs[k];
-        ci = store_stream_consumer_find(g, base + c->off, c->len, &found);
-        if (found) {
-            return TERSE_ECORRUPT;
-        }
-        if (store_stream_consumer_insert(s, g, ci, base + c->off, c->len, c->x) != TERSE_OK) {
-            return TERSE_ENOMEM;
-        }
-        k += 1 + c->n;
-    }
-    k = 1 + gr->n;
-    for (uint64_t i = 0; i < gr->m; i++) {
-        size_t ci;
-        c = &recs[k];
-        ci = store_stream_consumer_find(g, base + c->off, c->len, &found);
-        for (uint64_t j = 0; j < c->n; j++) {
-            /* the PEL is in ID order (checked below): binary search for the claimed ID */
-            size_t lo = 0, hi = gr->n;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (store_stream_id_cmp(&pel[mid].id, &recs[k + 1 + j].id) < 0) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            if (lo == gr->n || store_stream_id_cmp(&pel[lo].id, &recs[k + 1 + j].id) != 0 ||
-                pel[lo].m != 0) {
-                return TERSE_ECORRUPT;
-            }
-            pel[lo].m = ci + 1;
-        }
-        k += 1 + c->n;
-    }
-    for (uint64_t i = 0; i < gr->n; i++) {
-        struct store_stream_pending p = {.id = pel[i].id, .delivery_ms = pel[i].x,
-                                         .delivery_count = pel[i].n};
-        if (pel[i].m == 0 || (i > 0 && store_stream_id_cmp(&pel[i - 1].id, &pel[i].id) >= 0)) {
-            return TERSE_ECORRUPT;
-        }
-        p.consumer = (size_t)pel[i].m - 1;
-        if (store_stream_pel_insert(s, g, g->n_pel, &p) != TERSE_OK) {
-            return TERSE_ENOMEM;
-        }
-    }
-    *used = k;
-    return k <= n_recs ? TERSE_OK : TERSE_ECORRUPT;
-}
-
-static int build(struct rdb_r *r, struct store_stream *s)
-{
-    struct srec *recs = (struct srec *)(void *)r->w->arr.p;
-    size_t n = r->w->arr.len / sizeof(*recs), i = 0, used;
-    const uint8_t *base = r->w->elems.p;
-    bool new_node = false;
-    int st;
-
-    while (i < n) {
-        struct srec *x = &recs[i];
-        switch (x->kind) {
-        case SREC_NODE:
-            new_node = true;
-            i++;
-            break;
-        case SREC_NODE_END:
-            s->nodes[s->n_nodes - 1].slots += x->a; /* read_node refuses a node with no entry */
-            i++;
-            break;
-        case SREC_ENTRY: {
-            struct store_stream_entry e = {.id = x->id, .n_pairs = x->n, .pairs = base + x->off,
-                                           .pairs_len = x->len};
-            size_t node_max = new_node && s->n_nodes > 0 ? s->nodes[s->n_nodes - 1].slots : 0;
-            if (store_stream_append(s, &e, node_max) != TERSE_OK) {
-                return rdb_r_fail(r, TERSE_ENOMEM, "out of memory");
-            }
-            new_node = false;
-            i++;
-            break;
-        }
-        case SREC_GROUP:
-            st = build_group(s, x, n - i, base, &used);
-            if (st != TERSE_OK) {
-                return rdb_r_fail(r, st, "a consumer group is corrupt");
-            }
-            i += used;
-            break;
-        default:
-            return rdb_r_fail(r, TERSE_ECORRUPT, "a consumer group is corrupt");
         }
     }
     return TERSE_OK;
@@ -476,7 +353,7 @@ int rdb_read_stream(struct rdb_r *r, int type)
     if (read_groups(r, type, &s, length, &first) != TERSE_OK) {
         return r->st;
     }
-    st = build(r, &s);
+    st = rdb_stream_build(r, &s);
     if (st == TERSE_OK) {
         size = store_stream_size(&s);
         r->w->out.len = 0;

@@ -30,7 +30,9 @@ static int hook_restore(void *arg, const uint8_t *payload, size_t len, struct cm
     if (persist_rdb_payload_check(payload, len) != TERSE_OK) {
         return TERSE_EPROTO;
     }
-    st = persist_rdb_value_read(&s->rdb, payload, len - PERSIST_RDB_FOOTER_LEN, &pv, NULL);
+    /* The whole payload, footer included, as Redis's RESTORE reads it: an object cut short
+     * runs into the footer's bytes there too, and both servers answer alike. */
+    st = persist_rdb_value_read(&s->rdb, payload, len, &pv, NULL);
     if (st != TERSE_OK) {
         return st;
     }
