@@ -263,6 +263,12 @@ static void load_transfer(struct srv *s)
         return;
     }
     cmd_value_after_load(&s->cmd);
+    if (s->aof.state != SRV_AOF_OFF) {
+        /* The AOF holds the old dataset: a new base from the loaded one (a rewrite already
+         * running wrote the old one, so it goes). */
+        srv_aof_rewrite_kill(s);
+        s->aof.scheduled = 1;
+    }
     core_log(CORE_LOG_NOTICE, "MASTER <-> REPLICA sync: Loaded %llu keys (%llu expired)",
              (unsigned long long)st.n_loaded, (unsigned long long)st.n_expired);
     become_connected(s);

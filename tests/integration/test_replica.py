@@ -10,7 +10,7 @@ import time
 import pytest
 import redis
 
-from test_repl import assert_same_dataset, fill_every_type, random_workload
+from test_repl import assert_same_dataset, dataset, fill_every_type, random_workload
 
 SYNC_TIMEOUT_S = 20
 
@@ -118,3 +118,33 @@ def test_wrong_master_keeps_trying(spawn):
         t.execute_command("REPLICAOF", "127.0.0.1", 70000)
     t.execute_command("REPLICAOF", "NO", "ONE")
     assert t.set("x", 1)
+
+
+def test_replica_with_aof_restarts_with_the_masters_data(spawn, tmp_path):
+    """appendonly on a replica: the full sync replaces the dataset, so the AOF is rewritten
+    from it; after kill -9 the replica comes back with the master's data, not its old one."""
+    master = spawn("redis")
+    m = master.client()
+    fill_every_type(m)
+    d = tmp_path / "aof"
+    d.mkdir()
+    terse = spawn("terse", ["--dir", str(d), "--appendonly", "yes"])
+    t = terse.client()
+    t.set("old", "gone after the sync")
+    t.execute_command("REPLICAOF", "127.0.0.1", master.port)
+    wait_link(t)
+    m.set("after", "the sync")
+    wait_offset(m, t)
+    deadline = time.monotonic() + SYNC_TIMEOUT_S
+    while True:
+        p = t.info("persistence")
+        if not p["aof_rewrite_in_progress"] and not p["aof_rewrite_scheduled"]:
+            break
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    want = dataset(m)
+    terse.kill()
+    again = spawn("terse", ["--dir", str(d), "--appendonly", "yes"])
+    got = dataset(again.client())
+    assert sorted(got) == sorted(want)
+    assert got[(0, b"after")] == want[(0, b"after")] and (0, b"old") not in got
