@@ -25,7 +25,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,19 +55,9 @@ static void child_main(struct srv *s, pid_t parent)
 {
     char name[64], path[AOF_PATH_MAX];
     struct persist_error err;
-    sigset_t all;
     int fd, rc;
 
-    sigemptyset(&all);
-    sigaddset(&all, SIGINT);
-    sigaddset(&all, SIGTERM);
-    sigprocmask(SIG_UNBLOCK, &all, NULL);
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {
-        _exit(1);
-    }
-    for (size_t i = 0; i < s->n_listen; i++) {
-        close(s->listen_fd[i]);
-    }
+    srv_child_enter(s, parent);
     snprintf(name, sizeof(name), "temp-rewriteaof-bg-%ld.aof", (long)getpid());
     srv_aof_path(s, name, path, sizeof(path));
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -240,6 +240,10 @@ void srv_persist_cron(struct srv *s, int64_t now_ms);
 int srv_persist_shutdown(struct srv *s, unsigned flags);
 /* Kills and reaps a BGSAVE child still running. */
 void srv_persist_teardown(struct srv *s);
+/* First thing in every forked child (BGSAVE, a replication sync, an AOF rewrite): takes
+ * SIGINT/SIGTERM back, dies with the parent (PR_SET_PDEATHSIG; _exit(1) when the parent is
+ * already gone), closes the listeners. */
+void srv_child_enter(struct srv *s, pid_t parent);
 /* Sets cmd's misconf (writes refused with -MISCONF) from stop-writes-on-bgsave-error, the
  * save points and the last background save's outcome. */
 void srv_persist_misconf_sync(struct srv *s);

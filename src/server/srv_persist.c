@@ -139,9 +139,8 @@ static int save_fg(struct srv *s)
     return CMD_SAVE_OK;
 }
 
-static void child_main(struct srv *s, pid_t parent, int msg_fd)
+void srv_child_enter(struct srv *s, pid_t parent)
 {
-    char why[PERSIST_WHY_CAP];
     sigset_t all;
 
     /* The parent blocks SIGINT/SIGTERM for its signalfd; the child takes them by default. */
@@ -155,6 +154,13 @@ static void child_main(struct srv *s, pid_t parent, int msg_fd)
     for (size_t i = 0; i < s->n_listen; i++) {
         close(s->listen_fd[i]);
     }
+}
+
+static void child_main(struct srv *s, pid_t parent, int msg_fd)
+{
+    char why[PERSIST_WHY_CAP];
+
+    srv_child_enter(s, parent);
     why[0] = '\0';
     if (save_here(s, core_time_unix_ms(), why, sizeof(why)) == TERSE_OK) {
         _exit(0);

@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,19 +37,9 @@ static void child_main(struct srv *s, pid_t parent, int64_t now_ms)
     char path[REPL_PATH_MAX];
     struct persist_error err;
     struct persist_rdb_aux aux = {0, s->repl.replid, (long long)s->repl.offset};
-    sigset_t all;
     int fd, rc;
 
-    sigemptyset(&all);
-    sigaddset(&all, SIGINT);
-    sigaddset(&all, SIGTERM);
-    sigprocmask(SIG_UNBLOCK, &all, NULL);
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {
-        _exit(1);
-    }
-    for (size_t i = 0; i < s->n_listen; i++) {
-        close(s->listen_fd[i]);
-    }
+    srv_child_enter(s, parent);
     child_path(s, (long)getpid(), path, sizeof(path));
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
