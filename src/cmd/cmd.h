@@ -23,6 +23,7 @@ struct cmd_server;
 struct cmd_client;
 struct cmd_repl_info;
 struct cmd_repl_replica;
+struct cmd_script;
 
 /* ---- clients ----------------------------------------------------------------------------- */
 
@@ -38,8 +39,12 @@ enum cmd_client_flags {
     CMD_CLIENT_REPLY_OFF = 1 << 8,         /* CLIENT REPLY OFF: replies dropped, pushes sent */
     CMD_CLIENT_REPLY_SKIP = 1 << 9,        /* this command's reply is dropped (CLIENT REPLY SKIP) */
     CMD_CLIENT_REPLY_SKIP_NEXT = 1 << 10,  /* CLIENT REPLY SKIP ran: the next command's is */
-    CMD_CLIENT_REPLICA = 1 << 11           /* SYNC/PSYNC made it a replica: it gets the write
+    CMD_CLIENT_REPLICA = 1 << 11,          /* SYNC/PSYNC made it a replica: it gets the write
                                               feed; only REPLCONF runs, nothing is replied */
+    CMD_CLIENT_PROTECTED = 1 << 12         /* its script runs past busy-reply-threshold while
+                                              other clients are served: server/ leaves it
+                                              alone (reads nothing, closes nothing) until the
+                                              script ends (Redis's protectClient) */
 };
 
 /*
@@ -222,6 +227,14 @@ struct cmd_hooks {
     /* INFO replication, ROLE: the figures, and replica(arg, r) for each replica. */
     void (*repl_info)(void *srv, struct cmd_repl_info *out,
                       void (*replica)(void *arg, const struct cmd_repl_replica *r), void *arg);
+    /* Scripting (cmd_script*.c). log_at: redis.log, level 0..3 as Redis's LL_DEBUG..
+     * LL_WARNING; may be NULL (nothing logged). busy_events: a script runs past
+     * busy-reply-threshold; serves the other clients once without waiting (their commands
+     * go through cmd_dispatch, which answers -BUSY to all but CMD_ALLOW_BUSY ones) and
+     * returns nonzero when the server is shutting down (the script is stopped). NULL: the
+     * script runs to its end, nobody else served. */
+    void (*log_at)(void *srv, int level, const char *msg);
+    int (*busy_events)(void *srv);
 };
 
 /* Replication (server/srv_repl.c): INFO replication and ROLE figures. */
@@ -313,6 +326,7 @@ struct cmd_settings {
     long long zset_max_listpack_value;   /* zset-max-listpack-value: OBJECT ENCODING */
     long long stream_node_max_entries;   /* stream-node-max-entries: approximate trimming */
     int notify;                /* notify-keyspace-events: CMD_NOTIFY_* bits */
+    long long busy_reply_threshold_ms; /* busy-reply-threshold (lua-time-limit); 0: none */
     char run_id[41];           /* 40 hex chars, random per process start */
 };
 
@@ -410,6 +424,8 @@ struct cmd_server {
      * message for its client goes to its output (cmd_pubsub_publish_raw). */
     struct cmd_call *cur_call;
     struct cmd_feed feed;        /* replication and AOF (cmd_feed.c) */
+    struct cmd_script *script;   /* Lua scripting (cmd_script.h): owned, created on first use,
+                                    freed by cmd_server_deinit */
 };
 
 /* Counts an error reply of code (its first word) for INFO stats and errorstats: the
@@ -622,6 +638,7 @@ extern const struct cmd_def cmd_zset_defs[];
 extern const struct cmd_def cmd_stream_defs[];
 extern const struct cmd_def cmd_dump_defs[];
 extern const struct cmd_def cmd_repl_defs[];
+extern const struct cmd_def cmd_script_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);
