@@ -2,8 +2,11 @@
  * cmd_script: Lua scripting as Redis 7.0 has it (EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT),
  * on Debian's Lua 5.1 with its cjson and bit libraries. Shared by the files of the engine:
  *
- *   cmd_script.c       the commands, the cache of scripts, running one
- *   cmd_script_lua.c   the Lua state: libraries, the redis table, globals protection
+ *   cmd_script.c       the engine, the cache of scripts
+ *   cmd_script_cmd.c   the commands, running a script
+ *   cmd_script_lua.c   the Lua state: libraries, the busy hook
+ *   cmd_script_api.c   the redis table
+ *   cmd_script_protect.c  the globals protection
  *   cmd_script_call.c  redis.call / redis.pcall: a command run on the script client
  *   cmd_script_conv.c  replies to Lua values and Lua values to replies
  *
@@ -50,6 +53,7 @@ enum cmd_script_run {
 /* Registry names shared by the engine's files. */
 #define CMD_SCRIPT_REG_GLOBALS "terse_globals"         /* G, the real globals table */
 #define CMD_SCRIPT_REG_ERR_HANDLER "terse_err_handler" /* lua_pcall's message handler */
+#define CMD_SCRIPT_REG_TOSTRING "terse_tostring"       /* the base library's tostring */
 
 /* Hex SHA-1 of a script: 40 characters and a NUL. */
 #define CMD_SCRIPT_SHA_LEN 40
@@ -98,6 +102,13 @@ struct cmd_script *cmd_script_get(struct cmd_server *srv);
 void cmd_script_destroy(struct cmd_server *srv, struct cmd_script **pp);
 /* Writes the hex SHA-1 of n bytes at p into hex (41 bytes, NUL-terminated). */
 void cmd_script_sha1hex(struct cmd_script *e, const void *p, size_t n, char *hex);
+/* Pushes the function of sha (40 lowercase hex) and returns 1, or returns 0 (nothing pushed)
+ * when it is not cached; *flags gets its enum cmd_script_flag. */
+int cmd_script_cached(struct cmd_script *e, const char *sha, unsigned *flags);
+/* Compiles and caches body (borrowed) unless cached, as Redis's luaCreateFunction: 0 with
+ * sha (41 bytes) and *flags, or -1 after replying the error to c. Pushes nothing. */
+int cmd_script_create(struct cmd_script *e, struct cmd_call *c, const struct resp_slice *body,
+                      char *sha, unsigned *flags);
 
 /* 1 while a script runs past busy-reply-threshold: cmd_dispatch answers -BUSY to every
  * command not flagged CMD_ALLOW_BUSY. */
@@ -121,6 +132,13 @@ void cmd_script_lua_hook(struct cmd_script *e, int on);
 /* Pushes the error table {err = "<code> <msg>"} built from text as Redis 7.0's
  * luaPushErrorBuff does: "-CODE msg" keeps its code, plain text gets "ERR ". */
 void cmd_script_push_error(lua_State *lua, const char *text, size_t len);
+
+/* cmd_script_api.c: the redis table, pcall, math.random, the error handler (in the
+ * registry). Inside lua_cpcall (it allocates). */
+void cmd_script_api_register(lua_State *lua);
+
+/* cmd_script_protect.c: the globals protection; the last step of setting a state up. */
+void cmd_script_protect(lua_State *lua);
 
 /* cmd_script_call.c: redis.call (raise 1) and redis.pcall (raise 0). */
 int cmd_script_call(lua_State *lua, int raise);

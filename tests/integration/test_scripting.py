@@ -460,3 +460,22 @@ def test_busy_new_connection_and_config(pair):
               ("b", "SCRIPT", "KILL"), ("a<",), ("c", "CONFIG", "GET", "busy-reply-threshold"),
               ("c", "CONFIG", "GET", "lua-time-limit")]
     h.compare_clients(t, r, script, norm=busy_norm)
+
+
+def test_warm_scripts_allocate_nothing(terse):
+    """EVALSHA and EVAL of scripts calling commands, warm: the script client's reply buffer
+    and argument array are kept, so terse's allocator is not called (Lua's own heap is the
+    libc allocator's, outside terse's accounting, as in Redis)."""
+    if h.is_redis(terse.binary):
+        pytest.skip("counts terse's allocator")
+    body = ("redis.call('set', KEYS[1], ARGV[1]) local v = redis.call('get', KEYS[1]) "
+            "redis.call('incrby', KEYS[2], 0) return {v, redis.call('exists', KEYS[1], KEYS[2])}")
+    with h.RawConn(terse.port) as c:
+        sha = h.decode_one(c.call("SCRIPT", "LOAD", body))
+        batch = b"".join([h.encode("EVALSHA", sha, "2", "k%d" % i, "n%d" % i, "v" * 20)
+                          for i in range(20)] +
+                         [h.encode("EVAL", body, "2", "e%d" % i, "m%d" % i, "w") for i in range(5)])
+        h.send_rounds(c, batch, 25, 5, {})
+        h.info_alloc_counts(c)  # INFO's own buffer, warm too
+        h.assert_rounds_allocate_nothing(c, "warm EVALSHA/EVAL loop", batch, 25,
+                                         {0: b"*2\r\n$20\r\n" + b"v" * 20 + b"\r\n:2\r\n"})
