@@ -41,10 +41,11 @@ enum cmd_client_flags {
     CMD_CLIENT_REPLY_SKIP_NEXT = 1 << 10,  /* CLIENT REPLY SKIP ran: the next command's is */
     CMD_CLIENT_REPLICA = 1 << 11,          /* SYNC/PSYNC made it a replica: it gets the write
                                               feed; only REPLCONF runs, nothing is replied */
-    CMD_CLIENT_PROTECTED = 1 << 12         /* its script runs past busy-reply-threshold while
+    CMD_CLIENT_PROTECTED = 1 << 12,        /* its script runs past busy-reply-threshold while
                                               other clients are served: server/ leaves it
                                               alone (reads nothing, closes nothing) until the
                                               script ends (Redis's protectClient) */
+    CMD_CLIENT_SCRIPT = 1 << 13            /* the Lua engine's own client (cmd_script.h) */
 };
 
 /*
@@ -639,6 +640,7 @@ extern const struct cmd_def cmd_stream_defs[];
 extern const struct cmd_def cmd_dump_defs[];
 extern const struct cmd_def cmd_repl_defs[];
 extern const struct cmd_def cmd_script_defs[];
+extern const struct cmd_def cmd_function_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);

@@ -47,7 +47,7 @@ struct cmd_script *cmd_script_get(struct cmd_server *srv)
         e->srv = srv;
         e->cl.resp = 2;
         e->cl.fd = -1;
-        e->cl.flags = CMD_CLIENT_AUTHED;
+        e->cl.flags = CMD_CLIENT_AUTHED | CMD_CLIENT_SCRIPT;
         e->cl.out = &e->out;
         snprintf(e->cl.addr, sizeof(e->cl.addr), "%s", "");
         e->out = (struct resp_out){.p = NULL, .len = 0, .cap = 0, .grow = out_grow, .owner = e,
@@ -58,7 +58,7 @@ struct cmd_script *cmd_script_get(struct cmd_server *srv)
             e->sha1 = NULL; /* codec_sha1 then, one context per digest */
         }
     }
-    if (e->lua == NULL && cmd_script_lua_open(e) != TERSE_OK) {
+    if (e->lua == NULL && cmd_script_lua_open(e, &e->lua, 0) != TERSE_OK) {
         return NULL;
     }
     return e;
@@ -72,7 +72,8 @@ void cmd_script_destroy(struct cmd_server *srv, struct cmd_script **pp)
         return;
     }
     e = *pp;
-    cmd_script_lua_close(e);
+    cmd_script_lua_close(&e->lua);
+    cmd_script_lua_close(&e->flua);
     codec_sha1_ctx_destroy(&e->sha1);
     cmd_client_deinit(srv, &e->cl);
     srv->alloc.free(srv->alloc.opaque, e->buf);
@@ -245,6 +246,15 @@ int cmd_script_create(struct cmd_script *e, struct cmd_call *c, const struct res
     return 0;
 }
 
+const char *cmd_script_busy_error(const struct cmd_server *srv)
+{
+    return srv->script != NULL && srv->script->fcall
+               ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
+                 "SHUTDOWN NOSAVE."
+               : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
+                 "SHUTDOWN NOSAVE.";
+}
+
 int cmd_script_busy(const struct cmd_server *srv)
 {
     return srv->script != NULL && srv->script->caller != NULL &&
@@ -262,5 +272,8 @@ void cmd_script_info(const struct cmd_server *srv, struct cmd_script_figures *f)
     f->n_scripts = e->n_scripts;
     f->body_bytes = e->body_bytes;
     f->lua_bytes = e->lua != NULL ? (uint64_t)lua_gc(e->lua, LUA_GCCOUNT, 0) * 1024 : 0;
+    f->flua_bytes = e->flua != NULL ? (uint64_t)lua_gc(e->flua, LUA_GCCOUNT, 0) * 1024 : 0;
+    f->n_functions = e->n_functions;
+    f->n_libraries = e->n_libraries;
 }
 

@@ -7,6 +7,8 @@
  *   cmd_script_lua.c   the Lua state: libraries, the busy hook
  *   cmd_script_api.c   the redis table
  *   cmd_script_protect.c  the globals protection
+ *   cmd_script_func.c  FUNCTION's libraries; cmd_script_register.c redis.register_function;
+ *                      cmd_script_fcmd.c FCALL and FUNCTION
  *   cmd_script_call.c  redis.call / redis.pcall: a command run on the script client
  *   cmd_script_conv.c  replies to Lua values and Lua values to replies
  *
@@ -54,13 +56,22 @@ enum cmd_script_run {
 #define CMD_SCRIPT_REG_GLOBALS "terse_globals"         /* G, the real globals table */
 #define CMD_SCRIPT_REG_ERR_HANDLER "terse_err_handler" /* lua_pcall's message handler */
 #define CMD_SCRIPT_REG_TOSTRING "terse_tostring"       /* the base library's tostring */
+#define CMD_SCRIPT_REG_LIB_REDIS "terse_library_redis" /* FUNCTION's load-time redis table */
+#define CMD_SCRIPT_REG_LOADING "terse_loading"  /* what FUNCTION LOAD's library registered */
 
 /* Hex SHA-1 of a script: 40 characters and a NUL. */
 #define CMD_SCRIPT_SHA_LEN 40
+/* The name a run is known by in errors and logs (a SHA, a function's name), cut to this. */
+#define CMD_SCRIPT_NAME_MAX 128
 
 struct cmd_script {
     struct cmd_server *srv;     /* borrowed: the server that owns this engine */
     lua_State *lua;             /* owned; NULL until first used and after SCRIPT FLUSH */
+    lua_State *flua;            /* FUNCTION's state, owned; NULL until first used and after
+                                   FUNCTION FLUSH (Redis keeps the two apart too) */
+    size_t n_libraries, n_functions; /* in flua */
+    int loading;                /* FUNCTION LOAD runs a library: register_function works */
+    int allow_noscript;         /* DEBUG SET-DISABLE-DENY-SCRIPTS 1: CMD_NOSCRIPT commands run */
     struct codec_sha1_ctx *sha1; /* owned: reused for every script body hashed */
     struct cmd_client cl;       /* the script client: not in srv->clients */
     struct resp_out out;        /* cl.out: view of buf while a command of a script runs */
@@ -78,7 +89,8 @@ struct cmd_script {
     uint64_t rand_state;        /* math.random: a 48-bit linear congruential generator */
     /* The script running: caller is NULL outside one. */
     struct cmd_call *caller;    /* borrowed: EVAL's call */
-    char sha[CMD_SCRIPT_SHA_LEN + 1];
+    int fcall;                  /* the run is FCALL's (errors name FUNCTION KILL) */
+    char sha[CMD_SCRIPT_NAME_MAX + 1]; /* the script's SHA, or the function's name (cut) */
     unsigned run;               /* enum cmd_script_run */
     unsigned repl;              /* CMD_SCRIPT_REPL_* from redis.set_repl */
     uint64_t start_us;          /* hooks.now_us as it started */
@@ -119,26 +131,66 @@ struct cmd_script_figures {
     uint64_t n_scripts;   /* number_of_cached_scripts */
     uint64_t body_bytes;  /* used_memory_scripts_eval (terse counts the bodies) */
     uint64_t lua_bytes;   /* used_memory_lua / used_memory_vm_eval */
+    uint64_t flua_bytes;  /* used_memory_vm_functions */
+    uint64_t n_functions, n_libraries;
 };
 void cmd_script_info(const struct cmd_server *srv, struct cmd_script_figures *f);
 
+/* cmd_script_cmd.c: runs the function on the top of lua's stack for c (a script: KEYS and
+ * ARGV globals; fcall: the two tables as its arguments), replies, pops it. run_flags: enum
+ * cmd_script_run; e->sha names it. */
+void cmd_script_run(struct cmd_script *e, lua_State *lua, struct cmd_call *c, unsigned run_flags,
+                    long long numkeys, int fcall);
+/* Parses EVAL's and FCALL's numkeys at argv[2]: 0, or -1 after replying the error. */
+int cmd_script_numkeys_or_reply(struct cmd_call *c, const char *not_int, long long *numkeys);
+/* The checks of a script's flags before it runs (ro: an *_RO command); 0 with *run_flags, or
+ * -1 after replying the error. */
+int cmd_script_admit_or_reply(struct cmd_call *c, unsigned flags, int ro, unsigned *run_flags);
+/* SCRIPT KILL (fcall 0) and FUNCTION KILL (fcall 1) with Redis's replies. */
+void cmd_script_kill(struct cmd_call *c, int fcall);
+/* The -BUSY error text while a script runs past its time, as its kind says. */
+const char *cmd_script_busy_error(const struct cmd_server *srv);
+
 /* cmd_script_lua.c */
-/* Creates e->lua with the libraries, the redis table, the error handler and the globals
- * protection. TERSE_OK or TERSE_ENOMEM. */
-int cmd_script_lua_open(struct cmd_script *e);
-void cmd_script_lua_close(struct cmd_script *e);
+/* Creates *out, a state of e, with the libraries, the redis table, the error handler and the
+ * globals protection; functions: the FUNCTION state (redis.register_function is there).
+ * TERSE_OK or TERSE_ENOMEM (*out NULL). */
+int cmd_script_lua_open(struct cmd_script *e, lua_State **out, int functions);
+/* lua_close(*pp); *pp = NULL; a NULL *pp is a no-op. */
+void cmd_script_lua_close(lua_State **pp);
 /* Installs (on) or removes the instruction-count hook that watches busy-reply-threshold. */
-void cmd_script_lua_hook(struct cmd_script *e, int on);
+void cmd_script_lua_hook(lua_State *lua, int on);
 /* Pushes the error table {err = "<code> <msg>"} built from text as Redis 7.0's
  * luaPushErrorBuff does: "-CODE msg" keeps its code, plain text gets "ERR ". */
 void cmd_script_push_error(lua_State *lua, const char *text, size_t len);
 
 /* cmd_script_api.c: the redis table, pcall, math.random, the error handler (in the
- * registry). Inside lua_cpcall (it allocates). */
-void cmd_script_api_register(lua_State *lua);
+ * registry); functions: the FUNCTION state's (with redis.register_function). Inside
+ * lua_cpcall (it allocates). */
+void cmd_script_api_register(lua_State *lua, int functions);
+
+/* cmd_script_register.c: redis.register_function, during FUNCTION LOAD. */
+int cmd_script_register_function(lua_State *lua);
+
+/* cmd_script_func.c: FUNCTION's libraries in e->flua. */
+/* 1 when n bytes at s are a valid library or function name ([A-Za-z0-9_]+). */
+int cmd_script_name_ok(const char *s, size_t n);
+/* e->flua, opened on first use; NULL when out of memory. */
+lua_State *cmd_script_flua(struct cmd_script *e);
+/* FUNCTION LOAD's work: code (borrowed) becomes library *name (the metadata's, written to
+ * name_out, name_cap bytes). 0, or -1 after replying the error to c. */
+int cmd_script_func_load(struct cmd_script *e, struct cmd_call *c, const struct resp_slice *code,
+                         int replace, char *name_out, size_t name_cap);
+/* Pushes the function named name and returns 1 with *flags, or 0 (nothing pushed). */
+int cmd_script_func_find(struct cmd_script *e, const struct resp_slice *name, unsigned *flags);
+/* Drops library name: 1, or 0 when there is none. */
+int cmd_script_func_delete(struct cmd_script *e, const struct resp_slice *name);
 
 /* cmd_script_protect.c: the globals protection; the last step of setting a state up. */
 void cmd_script_protect(lua_State *lua);
+/* FUNCTION's state: globals are the library API while a library loads (loading 1), the
+ * usual ones after (0). */
+void cmd_script_protect_load_env(lua_State *lua, int loading);
 
 /* cmd_script_call.c: redis.call (raise 1) and redis.pcall (raise 0). */
 int cmd_script_call(lua_State *lua, int raise);

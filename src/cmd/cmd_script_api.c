@@ -265,6 +265,29 @@ static int r_randomseed(lua_State *lua)
     return 0;
 }
 
+/* unpack as Lua's, without its overflow on huge ranges (Redis fixed its copy the same way):
+ * a range of INT_MAX elements or more, or more than the stack takes, is an error. */
+static int r_unpack(lua_State *lua)
+{
+    int i, e;
+    long long n;
+
+    luaL_checktype(lua, 1, LUA_TTABLE);
+    i = luaL_optint(lua, 2, 1);
+    e = luaL_opt(lua, luaL_checkint, 3, (int)lua_objlen(lua, 1));
+    if (i > e) {
+        return 0;
+    }
+    n = (long long)e - (long long)i + 1;
+    if (n >= 2147483647LL || !lua_checkstack(lua, (int)n)) {
+        return luaL_error(lua, "too many results to unpack");
+    }
+    for (long long k = i; k <= e; k++) {
+        lua_rawgeti(lua, 1, (int)k);
+    }
+    return (int)n;
+}
+
 /* The handler lua_pcall runs on an error: the error as a table {err=...} with the source
  * and line of the script code that raised it (a C function's caller when a C function did). */
 static int err_handler(lua_State *lua)
@@ -309,7 +332,7 @@ static void set_num(lua_State *lua, const char *name, lua_Number v)
     lua_setfield(lua, -2, name);
 }
 
-void cmd_script_api_register(lua_State *lua)
+void cmd_script_api_register(lua_State *lua, int functions)
 {
     lua_newtable(lua);
     set_fn(lua, "call", r_call);
@@ -337,8 +360,23 @@ void cmd_script_api_register(lua_State *lua)
     set_fn(lua, "debug", r_nothing);
     set_fn(lua, "replicate_commands", r_true);
     lua_setglobal(lua, "redis");
+    if (functions) {
+        lua_newtable(lua); /* redis as a library's code sees it while it loads */
+        set_fn(lua, "register_function", cmd_script_register_function);
+        set_fn(lua, "log", r_log);
+        set_num(lua, "LOG_DEBUG", 0);
+        set_num(lua, "LOG_VERBOSE", 1);
+        set_num(lua, "LOG_NOTICE", 2);
+        set_num(lua, "LOG_WARNING", 3);
+        set_num(lua, "REDIS_VERSION_NUM", CMD_SERVER_REDIS_VERSION_NUM);
+        lua_pushstring(lua, CMD_SERVER_REDIS_VERSION);
+        lua_setfield(lua, -2, "REDIS_VERSION");
+        lua_setfield(lua, LUA_REGISTRYINDEX, CMD_SCRIPT_REG_LIB_REDIS);
+    }
     lua_pushcfunction(lua, r_pcall);
     lua_setglobal(lua, "pcall");
+    lua_pushcfunction(lua, r_unpack);
+    lua_setglobal(lua, "unpack");
     lua_getglobal(lua, "math");
     set_fn(lua, "random", r_random);
     set_fn(lua, "randomseed", r_randomseed);

@@ -63,7 +63,7 @@ static const char *check(struct cmd_script *e, const struct cmd_def *d, size_t a
     if ((d->arity > 0 && (size_t)d->arity != argc) || (d->arity < 0 && argc < (size_t)-d->arity)) {
         return "Wrong number of args calling Redis command from script";
     }
-    if (d->flags & CMD_NOSCRIPT) {
+    if ((d->flags & CMD_NOSCRIPT) && !e->allow_noscript) {
         return "This Redis command is not allowed from script";
     }
     if ((e->run & CMD_SCRIPT_RUN_RO) && (d->flags & (CMD_WRITE | CMD_MAY_REPLICATE))) {

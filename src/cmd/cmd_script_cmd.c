@@ -23,16 +23,22 @@
 
 /* ---- running a script --------------------------------------------------------------------- */
 
-/* G[name] = {v[0], ..., v[n-1]} (KEYS, ARGV): set in the real globals, under the proxy. */
-static void set_array(lua_State *lua, const char *name, const struct resp_slice *v, size_t n)
+/* Pushes {v[0], ..., v[n-1]}. */
+static void push_array(lua_State *lua, const struct resp_slice *v, size_t n)
 {
-    lua_getfield(lua, LUA_REGISTRYINDEX, CMD_SCRIPT_REG_GLOBALS);
-    lua_pushstring(lua, name);
     lua_createtable(lua, n < 1024 ? (int)n : 1024, 0);
     for (size_t i = 0; i < n; i++) {
         lua_pushlstring(lua, (const char *)v[i].p, v[i].len);
         lua_rawseti(lua, -2, (int)i + 1);
     }
+}
+
+/* G[name] = {v[0], ..., v[n-1]} (KEYS, ARGV): set in the real globals, under the proxy. */
+static void set_array(lua_State *lua, const char *name, const struct resp_slice *v, size_t n)
+{
+    lua_getfield(lua, LUA_REGISTRYINDEX, CMD_SCRIPT_REG_GLOBALS);
+    lua_pushstring(lua, name);
+    push_array(lua, v, n);
     lua_rawset(lua, -3);
     lua_pop(lua, 1);
 }
@@ -48,9 +54,8 @@ static const char *field_str(lua_State *lua, const char *name)
 }
 
 /* The caller's reply for the error on the top of the stack (Redis's luaCallFunction). */
-static void reply_error(struct cmd_script *e, struct resp_out *o)
+static void reply_error(struct cmd_script *e, lua_State *lua, struct resp_out *o)
 {
-    lua_State *lua = e->lua;
     const char *msg, *source, *line;
     int ignore_stats;
     void (*on_error)(void *, const char *, size_t) = o->on_error;
@@ -80,42 +85,52 @@ static void reply_error(struct cmd_script *e, struct resp_out *o)
 
 /* Runs the function on the top of the stack for c (Redis's scriptPrepareForRun,
  * luaCallFunction and scriptResetRun); pops it. */
-static void run(struct cmd_script *e, struct cmd_call *c, unsigned run_flags, long long numkeys)
+void cmd_script_run(struct cmd_script *e, lua_State *lua, struct cmd_call *c, unsigned run_flags,
+                    long long numkeys, int fcall)
 {
     struct cmd_server *srv = e->srv;
-    lua_State *lua = e->lua;
     int hook = srv->settings.busy_reply_threshold_ms > 0 && srv->hooks.now_us != NULL;
     int err;
 
     lua_getfield(lua, LUA_REGISTRYINDEX, CMD_SCRIPT_REG_ERR_HANDLER);
     lua_insert(lua, -2);
     e->caller = c;
+    e->fcall = fcall;
     e->run = run_flags;
     e->repl = CMD_SCRIPT_REPL_ALL;
     e->cl.db = c->cl->db;
     e->cl.resp = 2;
     e->out.proto = 2;
     e->start_us = srv->hooks.now_us != NULL ? srv->hooks.now_us(srv->hooks.srv) : 0;
-    set_array(lua, "KEYS", c->argv + 3, (size_t)numkeys);
-    set_array(lua, "ARGV", c->argv + 3 + numkeys, c->argc - 3 - (size_t)numkeys);
-    if (hook) {
-        cmd_script_lua_hook(e, 1);
+    if (fcall) {
+        push_array(lua, c->argv + 3, (size_t)numkeys);
+        push_array(lua, c->argv + 3 + numkeys, c->argc - 3 - (size_t)numkeys);
+    } else {
+        set_array(lua, "KEYS", c->argv + 3, (size_t)numkeys);
+        set_array(lua, "ARGV", c->argv + 3 + numkeys, c->argc - 3 - (size_t)numkeys);
     }
-    err = lua_pcall(lua, 0, 1, -2);
     if (hook) {
-        cmd_script_lua_hook(e, 0);
+        cmd_script_lua_hook(lua, 1);
+    }
+    e->in_call = 0;
+    err = lua_pcall(lua, fcall ? 2 : 0, 1, fcall ? -4 : -2);
+    if (hook) {
+        cmd_script_lua_hook(lua, 0);
     }
     if (++e->gc_count == GC_PERIOD) {
         lua_gc(lua, LUA_GCSTEP, GC_PERIOD);
         e->gc_count = 0;
     }
     if (err != 0) {
-        reply_error(e, c->out);
+        reply_error(e, lua, c->out);
         lua_pop(lua, 1);
     } else {
         cmd_script_lua_to_reply(lua, c->out, e->cl.resp);
     }
     lua_pop(lua, 1); /* the error handler */
+    if (e->cl.flags & CMD_CLIENT_MULTI) {
+        cmd_multi_discard(srv, &e->cl); /* a MULTI a script ran ends with it, as in Redis */
+    }
     c->cl->flags &= ~(unsigned)CMD_CLIENT_PROTECTED;
     e->caller = NULL;
     e->run = 0;
@@ -142,24 +157,61 @@ static int sha_arg(const struct resp_slice *a, char *sha)
     return 1;
 }
 
+int cmd_script_numkeys_or_reply(struct cmd_call *c, const char *not_int, long long *numkeys)
+{
+    if (!cmd_parse_ll(c->argv[2].p, c->argv[2].len, numkeys)) {
+        cmd_reply_err(c, not_int);
+        return -1;
+    }
+    if (*numkeys > (long long)c->argc - 3) {
+        cmd_reply_err(c, "ERR Number of keys can't be greater than number of args");
+        return -1;
+    }
+    if (*numkeys < 0) {
+        cmd_reply_err(c, "ERR Number of keys can't be negative");
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_script_admit_or_reply(struct cmd_call *c, unsigned flags, int ro, unsigned *run_flags)
+{
+    int oom = over_maxmemory(c->srv);
+
+    *run_flags = (ro ? CMD_SCRIPT_RUN_RO : 0) | (oom ? CMD_SCRIPT_RUN_OOM : 0);
+    if (flags & CMD_SCRIPT_COMPAT) {
+        return 0;
+    }
+    if (!(flags & CMD_SCRIPT_NO_WRITES) && ro) {
+        cmd_reply_err(c, "ERR Can not execute a script with write flag using *_ro command.");
+        return -1;
+    }
+    if (oom && !(flags & (CMD_SCRIPT_ALLOW_OOM | CMD_SCRIPT_NO_WRITES))) {
+        /* Redis refuses it before it runs (the script's flags make the command deny-oom); a
+         * transaction that queued it gets the script engine's own text. */
+        cmd_reply_err(c, (c->mode & CMD_CALL_EXEC) ? "OOM allow-oom flag is not set on the "
+                                                     "script, can not run it when used memory "
+                                                     "> 'maxmemory'"
+                                                   : CMD_ERR_OOM);
+        return -1;
+    }
+    if (flags & CMD_SCRIPT_NO_WRITES) {
+        *run_flags |= CMD_SCRIPT_RUN_RO;
+    }
+    if (flags & CMD_SCRIPT_ALLOW_OOM) {
+        *run_flags |= CMD_SCRIPT_RUN_ALLOW_OOM;
+    }
+    return 0;
+}
+
 static void eval_generic(struct cmd_call *c, int evalsha, int ro)
 {
     struct cmd_script *e;
     char sha[CMD_SCRIPT_SHA_LEN + 1];
     unsigned flags = 0, run_flags = 0;
     long long numkeys;
-    int oom;
 
-    if (!cmd_parse_ll(c->argv[2].p, c->argv[2].len, &numkeys)) {
-        cmd_reply_err(c, CMD_ERR_NOT_INT);
-        return;
-    }
-    if (numkeys > (long long)c->argc - 3) {
-        cmd_reply_err(c, "ERR Number of keys can't be greater than number of args");
-        return;
-    }
-    if (numkeys < 0) {
-        cmd_reply_err(c, "ERR Number of keys can't be negative");
+    if (cmd_script_numkeys_or_reply(c, CMD_ERR_NOT_INT, &numkeys) != 0) {
         return;
     }
     e = cmd_script_get(c->srv);
@@ -177,39 +229,12 @@ static void eval_generic(struct cmd_call *c, int evalsha, int ro)
     } else {
         cmd_script_cached(e, sha, &flags);
     }
-    oom = over_maxmemory(c->srv);
-    if (!(flags & CMD_SCRIPT_COMPAT)) {
-        const char *refuse = NULL;
-        if (!(flags & CMD_SCRIPT_NO_WRITES) && ro) {
-            refuse = "ERR Can not execute a script with write flag using *_ro command.";
-        } else if (oom && !(flags & (CMD_SCRIPT_ALLOW_OOM | CMD_SCRIPT_NO_WRITES))) {
-            /* Redis refuses it before it runs (the script's flags make EVAL deny-oom); a
-             * transaction that queued it gets the script engine's own text. */
-            refuse = (c->mode & CMD_CALL_EXEC) ? "OOM allow-oom flag is not set on the script, "
-                                                 "can not run it when used memory > "
-                                                 "'maxmemory'"
-                                               : CMD_ERR_OOM;
-        }
-        if (refuse != NULL) {
-            lua_pop(e->lua, 1);
-            cmd_reply_err(c, refuse);
-            return;
-        }
-        if (flags & CMD_SCRIPT_NO_WRITES) {
-            run_flags |= CMD_SCRIPT_RUN_RO;
-        }
-        if (flags & CMD_SCRIPT_ALLOW_OOM) {
-            run_flags |= CMD_SCRIPT_RUN_ALLOW_OOM;
-        }
-    }
-    if (ro) {
-        run_flags |= CMD_SCRIPT_RUN_RO;
-    }
-    if (oom) {
-        run_flags |= CMD_SCRIPT_RUN_OOM;
+    if (cmd_script_admit_or_reply(c, flags, ro, &run_flags) != 0) {
+        lua_pop(e->lua, 1);
+        return;
     }
     memcpy(e->sha, sha, sizeof(sha));
-    run(e, c, run_flags, numkeys);
+    cmd_script_run(e, e->lua, c, run_flags, numkeys, 0);
 }
 
 static void cmd_eval(struct cmd_call *c)
@@ -263,7 +288,7 @@ static void script_flush(struct cmd_call *c)
         return;
     }
     if (e != NULL) {
-        cmd_script_lua_close(e); /* reopened on next use; ASYNC frees now too */
+        cmd_script_lua_close(&e->lua); /* reopened on next use; ASYNC frees now too */
         e->n_scripts = 0;
         e->body_bytes = 0;
         e->gc_count = 0;
@@ -286,7 +311,7 @@ static void script_load(struct cmd_call *c)
     }
 }
 
-static void script_kill(struct cmd_call *c)
+void cmd_script_kill(struct cmd_call *c, int fcall)
 {
     struct cmd_script *e = c->srv->script;
 
@@ -296,10 +321,17 @@ static void script_kill(struct cmd_call *c)
         cmd_reply_err(c, "UNKILLABLE Sorry the script already executed write commands against "
                          "the dataset. You can either wait the script termination or kill the "
                          "server in a hard way using the SHUTDOWN NOSAVE command.");
+    } else if (e->fcall != fcall) {
+        cmd_reply_err(c, cmd_script_busy_error(c->srv)); /* the other KILL is the one */
     } else {
         e->run |= CMD_SCRIPT_RUN_KILLED;
         resp_write_ok(c->out);
     }
+}
+
+static void script_kill(struct cmd_call *c)
+{
+    cmd_script_kill(c, 0);
 }
 
 static void script_debug(struct cmd_call *c)

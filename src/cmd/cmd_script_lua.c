@@ -140,30 +140,32 @@ static int setup(lua_State *lua)
         lua_pushnil(lua);
         lua_setglobal(lua, removed[i]);
     }
-    cmd_script_api_register(lua);
+    cmd_script_api_register(lua, lua_touserdata(lua, 1) != NULL);
     cmd_script_protect(lua);
     return 0;
 }
 
-int cmd_script_lua_open(struct cmd_script *e)
+int cmd_script_lua_open(struct cmd_script *e, lua_State **out, int functions)
 {
-    e->lua = lua_newstate(lua_alloc_fn, e);
-    if (e->lua == NULL) {
+    static int functions_mark;
+
+    *out = lua_newstate(lua_alloc_fn, e);
+    if (*out == NULL) {
         return TERSE_ENOMEM;
     }
-    if (lua_cpcall(e->lua, setup, NULL) != 0) {
-        cmd_script_lua_close(e);
+    if (lua_cpcall(*out, setup, functions ? &functions_mark : NULL) != 0) {
+        cmd_script_lua_close(out);
         return TERSE_ENOMEM;
     }
     e->rand_state = 0x1234ABCD330EULL;
     return TERSE_OK;
 }
 
-void cmd_script_lua_close(struct cmd_script *e)
+void cmd_script_lua_close(lua_State **pp)
 {
-    if (e->lua != NULL) {
-        lua_close(e->lua);
-        e->lua = NULL;
+    if (*pp != NULL) {
+        lua_close(*pp);
+        *pp = NULL;
     }
 }
 
@@ -173,7 +175,7 @@ static void busy_hook(lua_State *lua, lua_Debug *ar)
 {
     struct cmd_script *e = engine(lua);
     struct cmd_server *srv = e->srv;
-    char msg[256];
+    char msg[512];
 
     (void)ar;
     if (e->caller == NULL) {
@@ -186,8 +188,8 @@ static void busy_hook(lua_State *lua, lua_Debug *ar)
         }
         snprintf(msg, sizeof(msg),
                  "Slow script detected: still in execution after %lld milliseconds. You can "
-                 "try killing the script using the SCRIPT KILL command. Script name is: %s.",
-                 elapsed, e->sha);
+                 "try killing the script using the %s command. Script name is: %s.",
+                 elapsed, e->fcall ? "FUNCTION KILL" : "SCRIPT KILL", e->sha);
         if (srv->hooks.log_warning != NULL) {
             srv->hooks.log_warning(srv->hooks.srv, msg);
         }
@@ -206,12 +208,12 @@ static void busy_hook(lua_State *lua, lua_Debug *ar)
     }
 }
 
-void cmd_script_lua_hook(struct cmd_script *e, int on)
+void cmd_script_lua_hook(lua_State *lua, int on)
 {
     if (on) {
-        lua_sethook(e->lua, busy_hook, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
+        lua_sethook(lua, busy_hook, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
     } else {
-        lua_sethook(e->lua, NULL, 0, 0);
+        lua_sethook(lua, NULL, 0, 0);
     }
 }
 

@@ -24,6 +24,8 @@
 #define REG_SETMETA "terse_setmetatable"
 #define REG_RAWSET "terse_rawset"
 #define REG_LOADSTRING "terse_loadstring"
+#define REG_GLOBALS_META "terse_globals_meta" /* the globals proxy's metatable */
+#define REG_LIB_ENV "terse_library_env"       /* what a library's code sees as it loads */
 
 /* A write to a read-only table from script code: the script's position comes first, as
  * Lua's own runtime errors put it. */
@@ -143,6 +145,32 @@ static void protect_field(lua_State *lua, const char *name)
     lua_setfield(lua, -2, name);
 }
 
+/* FUNCTION's state: what a library's code sees while FUNCTION LOAD runs it (Redis's library
+ * API): only redis, with register_function, log, the LOG_ levels and the version; any other
+ * name fails as a nonexistent global. Built from the table cmd_script_api_register left in
+ * the registry. */
+static void library_env(lua_State *lua)
+{
+    lua_getfield(lua, LUA_REGISTRYINDEX, CMD_SCRIPT_REG_LIB_REDIS);
+    if (lua_isnil(lua, -1)) {
+        lua_pop(lua, 1);
+        return;
+    }
+    lua_newtable(lua);
+    lua_pushcfunction(lua, nonexistent_global);
+    lua_setfield(lua, -2, "__index");
+    lua_setmetatable(lua, -2);
+    make_proxy(lua, 1);
+    lua_newtable(lua);                          /* the environment */
+    lua_insert(lua, -2);
+    lua_setfield(lua, -2, "redis");
+    lua_newtable(lua);
+    lua_pushcfunction(lua, nonexistent_global);
+    lua_setfield(lua, -2, "__index");
+    lua_setmetatable(lua, -2);
+    lua_setfield(lua, LUA_REGISTRYINDEX, REG_LIB_ENV);
+}
+
 void cmd_script_protect(lua_State *lua)
 {
     static const char *const libs[] = {"redis", "string", "math", "table", "coroutine",
@@ -191,7 +219,19 @@ void cmd_script_protect(lua_State *lua)
     make_proxy(lua, 1);                         /* G P */
     lua_pushvalue(lua, -1);
     lua_setfield(lua, -3, "_G");                /* G._G = P: scripts see the proxy */
+    lua_getmetatable(lua, -1);                  /* P's: its __index switches for a load */
+    lua_setfield(lua, LUA_REGISTRYINDEX, REG_GLOBALS_META);
     lua_replace(lua, LUA_GLOBALSINDEX);
+    lua_pop(lua, 1);
+    library_env(lua);
+}
+
+void cmd_script_protect_load_env(lua_State *lua, int loading)
+{
+    lua_getfield(lua, LUA_REGISTRYINDEX, REG_GLOBALS_META);
+    lua_pushliteral(lua, "__index");
+    lua_getfield(lua, LUA_REGISTRYINDEX, loading ? REG_LIB_ENV : CMD_SCRIPT_REG_GLOBALS);
+    lua_rawset(lua, -3);
     lua_pop(lua, 1);
 }
 

@@ -287,8 +287,7 @@ static void shutdown_proc(struct cmd_call *c)
     }
     if (!(flags & CMD_SHUTDOWN_NOSAVE) && !abort_req && cmd_script_busy(c->srv)) {
         /* A script runs past its time: saving now would store half of its writes. */
-        cmd_reply_err(c, "BUSY Redis is busy running a script. You can only call SCRIPT KILL "
-                         "or SHUTDOWN NOSAVE.");
+        cmd_reply_err(c, cmd_script_busy_error(c->srv));
         return;
     }
     if (abort_req) {

@@ -30,7 +30,7 @@ static const struct cmd_def *const *families(size_t *n)
                                                 cmd_list_defs, cmd_set_defs, cmd_zset_defs,
                                                 cmd_stream_defs, cmd_multi_defs, cmd_sort_defs,
                                                 cmd_pubsub_defs, cmd_dump_defs, cmd_repl_defs,
-                                                cmd_script_defs};
+                                                cmd_script_defs, cmd_function_defs};
     *n = sizeof(fam) / sizeof(fam[0]);
     return fam;
 }
@@ -399,8 +399,7 @@ static void dispatch(struct cmd_call *c)
         return;
     }
     if (busy && !(d->flags & CMD_ALLOW_BUSY)) {
-        refuse(c, d, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
-                     "SHUTDOWN NOSAVE.");
+        refuse(c, d, cmd_script_busy_error(srv));
         return;
     }
     if (queue) {

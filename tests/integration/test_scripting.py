@@ -253,14 +253,92 @@ APPS = [
 ]
 
 
+LIB = ("#!lua name=mylib\n"
+       "redis.register_function('echo_kv', function(keys, args) return {keys[1], args[1]} end)\n"
+       "redis.register_function{function_name='setter', callback=function(keys, args) "
+       "return redis.call('set', keys[1], args[1]) end, flags={'allow-oom'}, "
+       "description='sets a key'}\n"
+       "redis.register_function{function_name='reader', callback=function(keys) "
+       "return redis.call('get', keys[1]) end, flags={'no-writes'}}\n")
+
+WHY_LIST = "Redis lists a library's functions in its hash table's order; compared sorted"
+
+
+def list_norm(raw):
+    libs = h.decode_one(raw)
+    if not isinstance(libs, list):
+        return libs
+    out = []
+    for lib in libs:
+        lib = list(lib)
+        i = lib.index(b"functions")
+        lib[i + 1] = sorted(repr(f) for f in lib[i + 1])
+        out.append(repr(lib))
+    return sorted(out)
+
+
+def listing(*args):
+    return Step("FUNCTION", "LIST", *args, norm=list_norm, why=WHY_LIST)
+
+
+FUNCTIONS = [
+    ("FUNCTION", "FLUSH"), ("FUNCTION", "LOAD", LIB), ("FCALL", "echo_kv", "1", "k", "v"),
+    ("FCALL", "setter", "1", "k", "v"), ("FCALL", "reader", "1", "k"),
+    ("FCALL_RO", "reader", "1", "k"), ("FCALL_RO", "setter", "1", "k", "v"),
+    ("FCALL", "nosuch", "0"), ("FCALL", "echo_kv", "x"), ("FCALL", "echo_kv", "3", "a"),
+    ("FCALL", "echo_kv", "-1"), listing(), listing("WITHCODE"),
+    listing("LIBRARYNAME", "my*"), ("FUNCTION", "LIST", "LIBRARYNAME", "no*"),
+    ("FUNCTION", "LIST", "LIBRARYNAME"), ("FUNCTION", "LIST", "BAD"),
+    ("FUNCTION", "LOAD", LIB), ("FUNCTION", "LOAD", "REPLACE", LIB),
+    ("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function('echo_kv', "
+                         "function() return 1 end)"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nreturn 1"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nreturn 1 +"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nerror('x')"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nredis.call('ping')"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nx = 1"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function('f')"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function(1, 2, 3)"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function('a-b', function() end)"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function('f', function() end) "
+                         "redis.register_function('f', function() end)"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function{function_name='f'}"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function{callback=function() end}"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function{function_name='f', "
+                         "callback=function() end, flags={'nope'}}"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function{function_name='f', "
+                         "callback=function() end, what=1}"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function{function_name='f', "
+                         "callback=function() end, flags='no-writes'}"),
+    ("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function{function_name=1, "
+                         "callback=2}"),
+    ("FUNCTION", "LOAD", "#!lua name=bad-name\nreturn 1"), ("FUNCTION", "LOAD", "#!lua\n"),
+    ("FUNCTION", "LOAD", "#!lua name=a name=b\n"), ("FUNCTION", "LOAD", "#!lua x=y\n"),
+    ("FUNCTION", "LOAD", "#!js name=a\n"), ("FUNCTION", "LOAD", "no metadata"),
+    ("FUNCTION", "LOAD", "#!lua name=a"), ("FUNCTION", "LOAD", "BAD", "code"),
+    ("FUNCTION", "LOAD"), ("FUNCTION", "STATS"), ("FUNCTION", "KILL"),
+    ("FUNCTION", "DELETE", "nosuch"), ("FUNCTION", "DELETE", "mylib"),
+    ("FCALL", "echo_kv", "0"), ("FUNCTION", "LIST"),
+    ("FUNCTION", "LOAD", "#!lua name=errs\nredis.register_function('boom', function() "
+                         "error('x') end) redis.register_function('glob', function() y = 1 "
+                         "end) redis.register_function('tab', function() "
+                         "return redis.call('nosuch') end)"),
+    ("FCALL", "boom", "0"), ("FCALL", "glob", "0"), ("FCALL", "tab", "0"),
+    ("FUNCTION", "FLUSH", "BAD"), ("FUNCTION", "FLUSH", "SYNC"), ("FUNCTION", "LIST"),
+    ("FUNCTION", "HELP"), ("FUNCTION", "NOSUCH"), ("FUNCTION",),
+    ("SCRIPT", "FLUSH"), ("FUNCTION", "LOAD", LIB), ("SCRIPT", "FLUSH"),
+    ("FCALL", "echo_kv", "1", "still", "here"), ("FUNCTION", "FLUSH"),
+]
+
+
 @pytest.mark.parametrize("name", ["conversions", "resp3_in_script", "errors", "redis_api",
                                   "protection", "libraries", "script_cache", "shebang_and_ro",
-                                  "apps"])
+                                  "apps", "functions"])
 def test_sequence(diff, name):
     steps = {"conversions": CONVERSIONS, "resp3_in_script": RESP3_IN_SCRIPT,
              "errors": ERRORS, "redis_api": REDIS_API, "protection": PROTECTION,
              "libraries": LIBRARIES, "script_cache": SCRIPT_CACHE,
-             "shebang_and_ro": SHEBANG_AND_RO, "apps": APPS}[name]
+             "shebang_and_ro": SHEBANG_AND_RO, "apps": APPS, "functions": FUNCTIONS}[name]
     diff.run([("SCRIPT", "FLUSH")] + steps, title=name)
 
 
@@ -344,6 +422,29 @@ def test_maxmemory_inside_scripts(pair):
     ], title="maxmemory")
 
 
+def test_every_resp_type_into_scripts(pair):
+    """DEBUG PROTOCOL inside scripts: every RESP type a command can reply, read into Lua and
+    back, for each script protocol and each caller protocol (Redis's own test of it)."""
+    t, r, diff = pair(extra=["--enable-debug-command", "yes"])
+    types = ["string", "integer", "double", "bignum", "null", "array", "set", "map", "attrib",
+             "true", "false", "verbatim", "push", "nosuch"]
+    steps = []
+    for caller in ("2", "3"):
+        steps.append(Step("HELLO", caller, norm=h.hello3_norm if caller == "3" else len,
+                          why="id, version and server are per process"))
+        for resp in ("2", "3"):
+            for typ in types:
+                steps.append(ev("redis.setresp(%s); return redis.call('debug', 'protocol', '%s')"
+                                % (resp, typ)))
+    steps += ["DEBUG SET-DISABLE-DENY-SCRIPTS 1", ev("return redis.call('multi')"),
+              ev("return redis.call('exec')"), "DEBUG SET-DISABLE-DENY-SCRIPTS 0",
+              ev("return redis.call('multi')"),
+              "SET key value", ev("redis.call('SET', 'key', 'value', 'PX', '1') "
+                                  "redis.call('DEBUG', 'SLEEP', 0.01) "
+                                  "return redis.call('EXISTS', 'key')"), "EXISTS key"]
+    diff.run(steps, title="DEBUG PROTOCOL in scripts")
+
+
 def test_errorstats_of_scripts(pair):
     t, r, diff = pair()
 
@@ -421,6 +522,19 @@ def test_replica_follows_scripts(spawn):
     assert r.lrange("l", 0, -1) == t.lrange("l", 0, -1)
     assert r.hgetall("h") == t.hgetall("h") == {b"f": b"50"}
     assert r.get("r") == t.get("r")
+
+
+def test_function_busy_and_kill(pair):
+    t, r, _ = pair(extra=["--busy-reply-threshold", "200"])
+    lib = "#!lua name=slow\nredis.register_function('spin', function() " + LOOP + " end)"
+    script = [("c", "FUNCTION", "LOAD", lib), ("a>", "FCALL", "spin", "0"), ("sleep", 0.5),
+              ("b", "PING"), ("b", "SCRIPT", "KILL"), ("b", "FUNCTION", "STATS"),
+              ("b", "FUNCTION", "KILL"), ("a<",), ("b", "FUNCTION", "KILL"),
+              ("a", "PING")]
+
+    def stats_norm(raw):
+        return busy_norm(raw).split(b"duration_ms")[0]
+    h.compare_clients(t, r, script, norm=stats_norm)
 
 
 # ---- a long script: -BUSY, SCRIPT KILL, UNKILLABLE --------------------------------------------
