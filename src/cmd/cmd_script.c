@@ -246,6 +246,28 @@ int cmd_script_create(struct cmd_script *e, struct cmd_call *c, const struct res
     return 0;
 }
 
+void cmd_script_trim(struct cmd_server *srv, size_t keep)
+{
+    struct cmd_script *e = srv->script;
+
+    if (e == NULL || e->caller != NULL) {
+        return; /* nothing, or a script runs (its buffers are in use) */
+    }
+    if (e->cap > keep) {
+        srv->alloc.free(srv->alloc.opaque, e->buf);
+        e->buf = NULL;
+        e->cap = 0;
+        e->out.p = NULL;
+        e->out.cap = 0;
+        e->out.len = 0;
+    }
+    if (e->argv_cap * sizeof(*e->argv) > keep) {
+        srv->alloc.free(srv->alloc.opaque, e->argv);
+        e->argv = NULL;
+        e->argv_cap = 0;
+    }
+}
+
 const char *cmd_script_busy_error(const struct cmd_server *srv)
 {
     return srv->script != NULL && srv->script->fcall

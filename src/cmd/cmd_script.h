@@ -98,6 +98,10 @@ struct cmd_script {
     unsigned gc_count;          /* scripts run since the last incremental GC step */
 };
 
+/* Frees the script client's reply buffer and argument array above keep bytes while no script
+ * runs (cmd_server_trim, from cron: one huge reply does not pin its memory). */
+void cmd_script_trim(struct cmd_server *srv, size_t keep);
+
 /* The engine a Lua state belongs to: its allocator's userdata (cmd_script_lua_open). */
 static inline struct cmd_script *cmd_script_of(lua_State *lua)
 {

@@ -17,6 +17,13 @@
 #define RAND48_MAX 2147483647          /* Redis's REDIS_LRAND48_MAX */
 #define engine cmd_script_of
 
+/* A Lua number as an int for a level or a flag, without the undefined behaviour of casting
+ * a huge or NaN double: those become -1, which every caller refuses. */
+static int to_int(lua_Number d)
+{
+    return d >= -2147483648.0 && d <= 2147483647.0 ? (int)d : -1;
+}
+
 /* Raises the error table of text (never returns). */
 static int raise(lua_State *lua, const char *text)
 {
@@ -120,7 +127,7 @@ static int r_log(lua_State *lua)
     if (!lua_isnumber(lua, 1)) {
         return raise(lua, "First argument must be a number (log level).");
     }
-    level = (int)lua_tonumber(lua, 1);
+    level = to_int(lua_tonumber(lua, 1));
     if (level < 0 || level > 3) {
         return raise(lua, "Invalid debug level.");
     }
@@ -154,7 +161,7 @@ static int r_setresp(lua_State *lua)
     if (lua_gettop(lua) != 1) {
         return raise(lua, "redis.setresp() requires one argument.");
     }
-    resp = (int)lua_tonumber(lua, 1);
+    resp = to_int(lua_tonumber(lua, 1));
     if (resp != 2 && resp != 3) {
         return raise(lua, "RESP version must be 2 or 3.");
     }
@@ -174,7 +181,7 @@ static int r_set_repl(lua_State *lua)
     if (lua_gettop(lua) != 1) {
         return raise(lua, "redis.set_repl() requires two arguments.");
     }
-    flags = (int)lua_tonumber(lua, -1);
+    flags = to_int(lua_tonumber(lua, -1));
     if ((flags & ~CMD_SCRIPT_REPL_ALL) != 0) {
         return raise(lua, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or "
                           "REPL_NONE.");
