@@ -301,7 +301,8 @@ int srv_repl_pump(struct srv *s, struct srv_client *c)
             core_log(CORE_LOG_NOTICE, "Synchronization with replica %s succeeded",
                      c->cmd.addr);
         }
-        if (core_buf_append(&c->conn.out, l->wait.p + l->wait.off,
+        if (core_buf_pending(&l->wait) > 0 &&
+            core_buf_append(&c->conn.out, l->wait.p + l->wait.off,
                             core_buf_pending(&l->wait)) != TERSE_OK) {
             return -1;
         }
