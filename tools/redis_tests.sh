@@ -219,9 +219,19 @@ run_unit() { # unit name -> $OUT/<name>/<unit>/{runtest.out,server.log,server.ex
     # The runner's own ports (test server, clients) start at --baseport: a random one, so two
     # runs at once (another worktree, the sanitizer pass) do not race for 21079; below the
     # ephemeral range (32768-), with the runner's +10000 probe, so no client socket holds it.
-    (cd "$TESTS_DIR" && env -u TERM ./runtest --host 127.0.0.1 --port "$port" --durable \
-        --baseport $((10100 + RANDOM % 120 * 100)) --portcount 100 \
-        --timeout "$TIMEOUT" "${skip[@]}" --single "$unit" >"$log" 2>&1) || rc=$?
+    # A base port another program holds right then fails the runner before any test runs
+    # ("couldn't open socket"): it tries again on another one.
+    for attempt in 1 2 3; do
+        rc=0
+        (cd "$TESTS_DIR" && env -u TERM ./runtest --host 127.0.0.1 --port "$port" --durable \
+            --baseport $((10100 + RANDOM % 120 * 100)) --portcount 100 \
+            --timeout "$TIMEOUT" "${skip[@]}" --single "$unit" >"$log" 2>&1) || rc=$?
+        if ! grep -q "couldn't open socket: address already in use" "$log" ||
+            grep -q '^\[' "$log"; then
+            break
+        fi
+        echo "redis_tests: $name $unit: the runner's base port was taken (attempt $attempt)" >&2
+    done
     # The server must still be up, and exit 0 on SIGTERM (the comparison checks the file).
     if kill "$SERVER_PID" 2>/dev/null; then
         wait "$SERVER_PID" || src=$?
