@@ -329,10 +329,10 @@ static void function_help(struct cmd_call *c)
 #define SCRIPTING "@slow @scripting"
 
 static const struct cmd_def function_subcmds[] = {
-    {"function|delete", 3, CMD_NOSCRIPT | CMD_WRITE, 0, 0, 0, function_delete, SCRIPTING
-     " @write", "Delete a function by name", "7.0.0", "scripting", NULL},
-    {"function|flush", -2, CMD_NOSCRIPT | CMD_WRITE, 0, 0, 0, function_flush, SCRIPTING
-     " @write", "Deleting all functions", "7.0.0", "scripting", NULL},
+    {"function|delete", 3, CMD_NOSCRIPT | CMD_WRITE, 0, 0, 0, function_delete,
+     "@write @slow @scripting", "Delete a function by name", "7.0.0", "scripting", NULL},
+    {"function|flush", -2, CMD_NOSCRIPT | CMD_WRITE, 0, 0, 0, function_flush,
+     "@write @slow @scripting", "Deleting all functions", "7.0.0", "scripting", NULL},
     {"function|help", 2, CMD_LOADING | CMD_STALE, 0, 0, 0, function_help, SCRIPTING,
      "Show helpful text about the different subcommands", "7.0.0", "scripting", NULL},
     {"function|kill", 2, CMD_NOSCRIPT | CMD_ALLOW_BUSY, 0, 0, 0, function_kill, SCRIPTING,
@@ -340,8 +340,9 @@ static const struct cmd_def function_subcmds[] = {
     {"function|list", -2, CMD_NOSCRIPT, 0, 0, 0, function_list, SCRIPTING,
      "List information about all the functions", "7.0.0", "scripting", NULL},
     {"function|load", -3, CMD_NOSCRIPT | CMD_WRITE | CMD_DENYOOM, 0, 0, 0, function_load,
-     SCRIPTING " @write", "Create a function with the given arguments (name, code, description)",
-     "7.0.0", "scripting", NULL},
+     "@write @slow @scripting",
+     "Create a function with the given arguments (name, code, description)", "7.0.0",
+     "scripting", NULL},
     {"function|stats", 2, CMD_NOSCRIPT | CMD_ALLOW_BUSY, 0, 0, 0, function_stats, SCRIPTING,
      "Return information about the function currently running (name, description, duration)",
      "7.0.0", "scripting", NULL},

@@ -342,6 +342,19 @@ def test_sequence(diff, name):
     diff.run([("SCRIPT", "FLUSH")] + steps, title=name)
 
 
+def test_command_table(diff):
+    # The containers themselves are left out: Redis lists their subcommands in its hash
+    # table's order.
+    names = ["eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro", "script|load", "script|exists", "script|flush", "script|kill", "script|help",
+             "function|load", "function|delete", "function|flush", "function|list",
+             "function|kill", "function|stats", "function|help"]
+    diff.run([("COMMAND", "INFO", n) for n in names] + [("COMMAND", "DOCS", n) for n in names] +
+             [("COMMAND", "GETKEYS", "EVAL", "return 1", "2", "a", "b", "c"),
+              ("COMMAND", "GETKEYS", "FCALL", "f", "1", "a", "b"),
+              ("COMMAND", "GETKEYS", "EVALSHA", "x", "0", "a")],
+             title="COMMAND on scripting commands")
+
+
 def test_evalsha_of_app_script(diff):
     sha = h.decode_one(diff.replies([("SCRIPT", "LOAD", LOCK_RELEASE)])[1][0]).decode()
     diff.run([("SCRIPT", "LOAD", LOCK_RELEASE), "SET lock t",
