@@ -30,6 +30,11 @@ LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 # liblz4's static archive exposes the static-only API (LZ4_compress_fast_extState_fastReset).
 LIBS := -l:liblz4.a -lxxhash -lzstd -llzf -lisal -lpthread -lm
+# Lua scripting (src/cmd/cmd_script*.c): Debian's Lua 5.1 and the libraries Redis loads into it
+# (lua-cjson's cjson, lua-bitop's bit).
+LUA_PC := lua5.1-cjson lua5.1-bitop lua5.1
+CPPFLAGS += $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
+LIBS += $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
 
 SRC_ALL := $(sort $(wildcard src/*/*.c))
 SRC_MAIN := $(wildcard src/server/srv_main.c)
@@ -127,7 +132,8 @@ test: deps-test
 # ---- packages ------------------------------------------------------------------------------
 
 BUILD_PKGS := make gcc libc6-dev liblz4-dev libxxhash-dev libzstd-dev pkg-config libssl-dev \
-              libcurl4-openssl-dev zlib1g-dev libisal-dev liblzf-dev
+              libcurl4-openssl-dev zlib1g-dev libisal-dev liblzf-dev liblua5.1-0-dev \
+              lua-cjson-dev lua-bitop-dev
 TEST_PKGS := $(BUILD_PKGS) g++ clang libclang-rt-14-dev libcmocka-dev redis-server redis-tools nutcracker \
              python3 python3-pytest python3-redis python3-boto3 valgrind tcl patch \
              debian-archive-keyring

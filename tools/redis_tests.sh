@@ -9,9 +9,9 @@
 # UNIT defaults to unit/type/string unit/type/incr unit/keyspace unit/expire, the files of
 # the types terse has: unit/type/hash, unit/type/list, unit/type/set, unit/type/zset,
 # unit/type/stream, unit/type/stream-cgroups, then unit/multi, unit/sort, unit/pubsub,
-# unit/bitops, unit/bitfield and unit/dump (DUMP and RESTORE; its MIGRATE tests fail on both
+# unit/bitops, unit/bitfield, unit/dump (DUMP and RESTORE; its MIGRATE tests fail on both
 # servers run this way: they start a second server, which external mode cannot, and terse has
-# no MIGRATE).
+# no MIGRATE) and unit/scripting.
 #
 # The tests are not in this repository: they are fetched at test time from Debian's source
 # package of redis, the version of the installed redis-server (the oracle), through apt with
@@ -19,8 +19,8 @@
 # once, Debian's patches applied (one of them adds a keyspace test).
 #
 # One change is made to Redis's harness, identically for both servers: in external mode it runs
-# FUNCTION FLUSH before every server block, and terse has no FUNCTION command; that call is
-# wrapped in `catch`. No test is changed.
+# FUNCTION FLUSH before every server block; that call is wrapped in `catch` (terse has had
+# FUNCTION since scripting; the wrap is kept harmless). No test is changed.
 #
 # For every unit a fresh terse-server and a fresh redis-server are started on free loopback
 # ports (so state a failed test leaves behind, such as DEBUG SET-ACTIVE-EXPIRE 0, cannot leak
@@ -62,7 +62,7 @@ done
 [ ${#UNITS[@]} -gt 0 ] || UNITS=(unit/type/string unit/type/incr unit/keyspace unit/expire unit/type/hash
                                  unit/type/list unit/type/set unit/type/zset unit/type/stream
                                  unit/type/stream-cgroups unit/multi unit/sort unit/pubsub
-                                 unit/bitops unit/bitfield unit/dump)
+                                 unit/bitops unit/bitfield unit/dump unit/scripting)
 
 PYTHON=${PYTHON:-python3}
 for tool in tclsh patch "$PYTHON" apt-get redis-cli "$REDIS_SERVER"; do

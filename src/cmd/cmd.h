@@ -23,6 +23,7 @@ struct cmd_server;
 struct cmd_client;
 struct cmd_repl_info;
 struct cmd_repl_replica;
+struct cmd_script;
 
 /* ---- clients ----------------------------------------------------------------------------- */
 
@@ -43,9 +44,14 @@ enum cmd_client_flags {
     CMD_CLIENT_MUST_OBEY = 1 << 12,        /* the AOF loader (Redis's mustObeyClient): commands
                                               replay as they were written (XADD's LIMIT after
                                               '=' is accepted and ignored) */
-    CMD_CLIENT_MASTER = 1 << 13            /* the link to this server's master: its commands
+    CMD_CLIENT_MASTER = 1 << 13,           /* the link to this server's master: its commands
                                               are the master's stream, obeyed (no READONLY, no
                                               memory or persistence refusal), never replied */
+    CMD_CLIENT_PROTECTED = 1 << 14,        /* its script runs past busy-reply-threshold while
+                                              other clients are served: server/ leaves it
+                                              alone (reads nothing, closes nothing) until the
+                                              script ends (Redis's protectClient) */
+    CMD_CLIENT_SCRIPT = 1 << 15            /* the Lua engine's own client (cmd_script.h) */
 };
 
 /*
@@ -257,6 +263,14 @@ struct cmd_hooks {
     /* INFO replication, ROLE: the figures, and replica(arg, r) for each replica. */
     void (*repl_info)(void *srv, struct cmd_repl_info *out,
                       void (*replica)(void *arg, const struct cmd_repl_replica *r), void *arg);
+    /* Scripting (cmd_script*.c). log_at: redis.log, level 0..3 as Redis's LL_DEBUG..
+     * LL_WARNING; may be NULL (nothing logged). busy_events: a script runs past
+     * busy-reply-threshold; serves the other clients once without waiting (their commands
+     * go through cmd_dispatch, which answers -BUSY to all but CMD_ALLOW_BUSY ones) and
+     * returns nonzero when the server is shutting down (the script is stopped). NULL: the
+     * script runs to its end, nobody else served. */
+    void (*log_at)(void *srv, int level, const char *msg);
+    int (*busy_events)(void *srv);
 };
 
 /* Replication (server/srv_repl.c): INFO replication and ROLE figures. */
@@ -364,6 +378,7 @@ struct cmd_settings {
     int replica_ro;            /* a read-only replica: clients' writes get -READONLY */
     int replica_stale;         /* its link is down and replica-serve-stale-data is no:
                                   commands not flagged CMD_STALE get -MASTERDOWN */
+    long long busy_reply_threshold_ms; /* busy-reply-threshold (lua-time-limit); 0: none */
     char run_id[41];           /* 40 hex chars, random per process start */
 };
 
@@ -466,6 +481,8 @@ struct cmd_server {
      * message for its client goes to its output (cmd_pubsub_publish_raw). */
     struct cmd_call *cur_call;
     struct cmd_feed feed;        /* replication and AOF (cmd_feed.c) */
+    struct cmd_script *script;   /* Lua scripting (cmd_script.h): owned, created on first use,
+                                    freed by cmd_server_deinit */
 };
 
 /* Counts an error reply of code (its first word) for INFO stats and errorstats: the
@@ -686,6 +703,8 @@ extern const struct cmd_def cmd_stream_defs[];
 extern const struct cmd_def cmd_dump_defs[];
 extern const struct cmd_def cmd_repl_defs[];
 extern const struct cmd_def cmd_bitmap_defs[];
+extern const struct cmd_def cmd_script_defs[];
+extern const struct cmd_def cmd_function_defs[];
 
 /* Looks up a command by name (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);

@@ -139,7 +139,9 @@ static struct store_entry *debug_lookup(struct cmd_call *c)
  */
 static void debug_object(struct cmd_call *c)
 {
-    struct store_entry *e = debug_lookup(c);
+    /* Redis reads its dict directly: a key past its expiry, not yet deleted, still shows. */
+    struct store_entry *e = store_peek(cmd_shard(c, c->argv[2].p, c->argv[2].len), c->cl->db,
+                                       c->argv[2].p, c->argv[2].len);
     const char *enc = "int";
     size_t ser = 0;
     int refcount = 1;
@@ -148,6 +150,7 @@ static void debug_object(struct cmd_call *c)
     char line[256];
 
     if (e == NULL) {
+        cmd_reply_err(c, CMD_ERR_NO_KEY);
         return;
     }
     if (store_entry_enc(e) == STORE_ENC_INT) {
@@ -454,6 +457,8 @@ static const struct {
     {"reload", 0, debug_reload},
     {"loadaof", 2, debug_loadaof},
     {"quicklist-packed-threshold", 3, debug_quicklist_packed_threshold},
+    {"protocol", 3, cmd_debug_protocol},
+    {"set-disable-deny-scripts", 3, cmd_debug_set_disable_deny_scripts},
 };
 
 void cmd_debug_proc(struct cmd_call *c)

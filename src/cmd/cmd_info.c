@@ -41,6 +41,7 @@
 
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_server.h"
+#include "cmd/cmd_script.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "terse/status.h"
@@ -272,13 +273,26 @@ static void info_memory(struct info_buf *b, struct cmd_call *c, const struct inf
               (unsigned long long)alloc, (unsigned long long)active, (unsigned long long)rss);
     info_addf(b, "total_system_memory:%llu\r\ntotal_system_memory_human:%s\r\n",
               (unsigned long long)total, h[3]);
-    /* No scripting engine: nothing is held for one. */
-    info_addf(b, "used_memory_lua:0\r\nused_memory_vm_eval:0\r\nused_memory_lua_human:0B\r\n"
-                 "used_memory_scripts_eval:0\r\nnumber_of_cached_scripts:0\r\n"
-                 "number_of_functions:0\r\nnumber_of_libraries:0\r\n"
-                 "used_memory_vm_functions:0\r\nused_memory_vm_total:0\r\n"
-                 "used_memory_vm_total_human:0B\r\nused_memory_functions:0\r\n"
-                 "used_memory_scripts:0\r\nused_memory_scripts_human:0B\r\n");
+    {
+        /* Lua's heap (the libc allocator's, as in Redis: not in used_memory) and the scripts
+         * it caches; no FUNCTION libraries in terse. */
+        struct cmd_script_figures sf;
+        char lua_human[32], scripts_h[32];
+        cmd_script_info(c->srv, &sf);
+        human_bytes(lua_human, sizeof(lua_human), sf.lua_bytes);
+        human_bytes(scripts_h, sizeof(scripts_h), sf.body_bytes);
+        info_addf(b, "used_memory_lua:%llu\r\nused_memory_vm_eval:%llu\r\n"
+                     "used_memory_lua_human:%s\r\nused_memory_scripts_eval:%llu\r\n"
+                     "number_of_cached_scripts:%llu\r\nnumber_of_functions:0\r\n"
+                     "number_of_libraries:0\r\nused_memory_vm_functions:0\r\n"
+                     "used_memory_vm_total:%llu\r\nused_memory_vm_total_human:%s\r\n"
+                     "used_memory_functions:0\r\nused_memory_scripts:%llu\r\n"
+                     "used_memory_scripts_human:%s\r\n",
+                  (unsigned long long)sf.lua_bytes, (unsigned long long)sf.lua_bytes, lua_human,
+                  (unsigned long long)sf.body_bytes, (unsigned long long)sf.n_scripts,
+                  (unsigned long long)sf.lua_bytes, lua_human, (unsigned long long)sf.body_bytes,
+                  scripts_h);
+    }
     info_addf(b, "maxmemory:%llu\r\nmaxmemory_human:%s\r\n", (unsigned long long)st->maxmemory,
               h[4]);
     info_addf(b, "maxmemory_policy:%s\r\n",

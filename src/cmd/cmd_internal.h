@@ -21,6 +21,11 @@ size_t cmd_subcmd_count(const struct cmd_def *subcmds);
 /* Writes Redis's "HELP" reply: an array of status lines (RESP simple strings). */
 void cmd_reply_help(struct cmd_call *c, const char *const *lines);
 
+/* cmd_debug_proto.c: DEBUG PROTOCOL <type> (one reply of every RESP type, as Redis 7.0's) and
+ * DEBUG SET-DISABLE-DENY-SCRIPTS <0|1> (scripts may then call CMD_NOSCRIPT commands). */
+void cmd_debug_protocol(struct cmd_call *c);
+void cmd_debug_set_disable_deny_scripts(struct cmd_call *c);
+
 /* cmd_memory.c: the maxmemory admission of d about to run as c (Redis's performEvictions
  * before a command): evicts as the policy allows; returns 1 to run the command, 0 when it
  * does not fit and is a CMD_DENYOOM command or deny is set (nothing is replied). */

@@ -392,8 +392,9 @@ static void cmd_pubsub_help(struct cmd_call *c)
     cmd_reply_help(c, lines);
 }
 
-#define PS_FLAGS (CMD_PUBSUB | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
-#define SUB_FLAGS (PS_FLAGS | CMD_SUB_OK)
+/* Redis 7.0: publishing and PUBSUB queries may run in scripts; subscribing may not. */
+#define PS_FLAGS (CMD_PUBSUB | CMD_LOADING | CMD_STALE)
+#define SUB_FLAGS (PS_FLAGS | CMD_NOSCRIPT | CMD_SUB_OK)
 #define G "pubsub"
 
 static const struct cmd_def pubsub_subcmds[] = {

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "cmd/cmd_internal.h"
+#include "cmd/cmd_script.h"
 #include "cmd/cmd_util.h"
 #include "terse/status.h"
 
@@ -249,7 +250,9 @@ static void config_help_proc(struct cmd_call *c)
 
 static void time_proc(struct cmd_call *c)
 {
-    int64_t ms = c->now_ms;
+    /* The clock now, not the command's: a script's commands share its start time (key
+     * expiry), but TIME inside a script moves, as in Redis. */
+    int64_t ms = c->srv->hooks.now_ms(c->srv->hooks.srv);
 
     resp_write_array(c->out, 2);
     resp_write_bulk_ll(c->out, (long long)(ms / 1000));
@@ -280,6 +283,11 @@ static void shutdown_proc(struct cmd_call *c)
     if ((abort_req && flags != 0) ||
         ((flags & CMD_SHUTDOWN_NOSAVE) && (flags & CMD_SHUTDOWN_SAVE))) {
         cmd_reply_err(c, CMD_ERR_SYNTAX);
+        return;
+    }
+    if (!(flags & CMD_SHUTDOWN_NOSAVE) && !abort_req && cmd_script_busy(c->srv)) {
+        /* A script runs past its time: saving now would store half of its writes. */
+        cmd_reply_err(c, cmd_script_busy_error(c->srv));
         return;
     }
     if (abort_req) {

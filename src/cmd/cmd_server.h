@@ -13,6 +13,7 @@
 
 /* The Redis version terse answers as (clients and exporters gate features on it). */
 #define CMD_SERVER_REDIS_VERSION "7.0.15"
+#define CMD_SERVER_REDIS_VERSION_NUM 0x0007000f /* redis.REDIS_VERSION_NUM */
 /* terse's own version, reported beside it. */
 #define CMD_SERVER_TERSE_VERSION "0.1.0"
 

@@ -213,8 +213,10 @@ static void sort_generic(struct cmd_call *c, bool ro)
         cmd_reply_err(c, CMD_ERR_WRONGTYPE);
         goto done;
     }
-    /* A set has no order of its own: stored, it is sorted as ALPHA (Redis does the same). */
-    if (o.dontsort && e != NULL && store_entry_type(e) == STORE_TYPE_SET && o.store != NULL) {
+    /* A set has no order of its own: stored, or replied to a script, it is sorted as ALPHA
+     * (Redis does the same, so replicas and scripts see one order). */
+    if (o.dontsort && e != NULL && store_entry_type(e) == STORE_TYPE_SET &&
+        (o.store != NULL || (c->cl->flags & CMD_CLIENT_SCRIPT))) {
         o.dontsort = false;
         o.alpha = true;
         o.by = NULL;

@@ -117,6 +117,13 @@ static int xread_parse(struct cmd_call *c, struct xread_args *a)
         size_t more = c->argc - i - 1;
         if (cmd_arg_is(c, i, "block") && more > 0) {
             long long t;
+            if (c->cl->flags & CMD_CLIENT_SCRIPT) {
+                /* Redis's special case for Lua: BLOCK makes no sense in a script. */
+                resp_write_errorf(c->out, "ERR %.*s command is not allowed with BLOCK option "
+                                          "from scripts",
+                                  (int)c->argv[0].len, (const char *)c->argv[0].p);
+                return -1;
+            }
             i++;
             if (cmd_ll_or_reply(c, i, &t, "ERR timeout is not an integer or out of range") !=
                 0) {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cmd/cmd_internal.h"
+#include "cmd/cmd_script.h"
 #include "cmd/cmd_util.h"
 #include "terse/status.h"
 
@@ -29,7 +30,8 @@ static const struct cmd_def *const *families(size_t *n)
                                                 cmd_list_defs, cmd_set_defs, cmd_zset_defs,
                                                 cmd_stream_defs, cmd_multi_defs, cmd_sort_defs,
                                                 cmd_pubsub_defs, cmd_dump_defs, cmd_repl_defs,
-                                                cmd_bitmap_defs};
+                                                cmd_bitmap_defs, cmd_script_defs,
+                                                cmd_function_defs};
     *n = sizeof(fam) / sizeof(fam[0]);
     return fam;
 }
@@ -150,6 +152,7 @@ int cmd_server_init(struct cmd_server *srv)
     srv->dirty = 0;
     memset(&srv->feed, 0, sizeof(srv->feed));
     srv->feed.sel_db = -1;
+    srv->script = NULL;
     return TERSE_OK;
 }
 
@@ -174,6 +177,7 @@ void cmd_server_deinit(struct cmd_server *srv)
     srv->ready = NULL;
     srv->n_ready = srv->ready_cap = 0;
     cmd_feed_free(srv);
+    cmd_script_destroy(srv, &srv->script);
 }
 
 size_t cmd_table_count(const struct cmd_server *srv)
@@ -425,7 +429,7 @@ static void dispatch(struct cmd_call *c)
     const struct resp_slice *argv = c->argv;
     size_t argc = c->argc;
     const struct cmd_def *d;
-    int queue, deny;
+    int queue, deny, busy;
     char msg[128];
 
     d = cmd_resolve(srv, argv, argc);
@@ -462,9 +466,10 @@ static void dispatch(struct cmd_call *c)
      * is when one it would run is a CMD_DENYOOM one (Redis 7.0's processCommand). */
     deny = queue || (cmd_multi_is_exec(d) && (cl->flags & CMD_CLIENT_MULTI) &&
                      (cl->mq.flags & CMD_DENYOOM));
+    busy = cmd_script_busy(srv); /* a script runs past its time: others are served meanwhile */
     if (cl->flags & CMD_CLIENT_MASTER) {
         /* The master's stream is obeyed: no memory, persistence or read-only refusal. */
-    } else if (srv->settings.maxmemory != 0 && !srv->settings.replica &&
+    } else if (srv->settings.maxmemory != 0 && !busy && !srv->settings.replica &&
                !cmd_memory_admit(c, d, deny)) {
         refuse(c, d, CMD_ERR_OOM);
         return;
@@ -479,6 +484,10 @@ static void dispatch(struct cmd_call *c)
                  "/ RESET are allowed in this context",
                  d->name);
         refuse(c, d, msg);
+        return;
+    }
+    if (busy && !(d->flags & CMD_ALLOW_BUSY)) {
+        refuse(c, d, cmd_script_busy_error(srv));
         return;
     }
     if (queue) {
@@ -504,6 +513,7 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
                   size_t argc)
 {
     struct cmd_call call;
+    struct cmd_call *outer = srv->cur_call; /* a script running past its time: its EVAL */
     unsigned skip;
 
     memset(&call, 0, sizeof(call));
@@ -516,16 +526,18 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
     cl->last_ms = call.now_ms;
     call.pushed = cl->out->len;
     skip = cl->flags & CMD_CLIENT_REPLY_SKIP;
-    if (srv->feed.n_ops > 0) {
+    /* Nested in a busy script (hooks.busy_events), the script's unit stays open: only
+     * CMD_ALLOW_BUSY commands run, and none of them writes. */
+    if (srv->feed.n_ops > 0 && outer == NULL) {
         cmd_feed_flush(srv, 0); /* keys that expired outside a command, one op each */
     }
     srv->cur_call = &call;
     dispatch(&call);
-    if (srv->feed.on) {
+    if (srv->feed.on && outer == NULL) {
         /* With cur_call still set: the server notes the offset of cl's writes (WAIT). */
         cmd_feed_flush(srv, !(call.feed & CMD_FEED_NO_MULTI));
     }
-    srv->cur_call = NULL;
+    srv->cur_call = outer;
     if (cl->flags & (CMD_CLIENT_REPLY_OFF | CMD_CLIENT_REPLY_SKIP)) {
         cl->out->len = call.pushed; /* the reply goes; push messages stay */
     }
@@ -534,7 +546,7 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
     if (cl->flags & CMD_CLIENT_REPLY_SKIP_NEXT) {
         cl->flags = (cl->flags & ~(unsigned)CMD_CLIENT_REPLY_SKIP_NEXT) | CMD_CLIENT_REPLY_SKIP;
     }
-    if (srv->n_ready > 0) {
+    if (srv->n_ready > 0 && outer == NULL) {
         cmd_block_serve(srv); /* after the whole command (EXEC included), as Redis does */
     }
 }

@@ -26,6 +26,7 @@
 
 #include "cmd/cmd_hash.h"
 #include "cmd/cmd_internal.h"
+#include "cmd/cmd_script.h"
 #include "cmd/cmd_set.h"
 #include "cmd/cmd_zset.h"
 #include "cmd/cmd_util.h"
@@ -74,6 +75,7 @@ void cmd_server_trim(struct cmd_server *srv, size_t keep)
         srv->scratch3_cap = 0;
     }
     cmd_feed_trim(srv, keep);
+    cmd_script_trim(srv, keep);
     for (struct cmd_client *cl = srv->clients; cl != NULL; cl = cl->next) {
         cmd_records_trim(srv, &cl->mq, keep);
         cmd_records_trim(srv, &cl->blk, keep);

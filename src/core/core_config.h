@@ -257,6 +257,8 @@ void core_config_notify_format(int flags, char *buf);
       CORE_CONFIG_MUTABLE)                                                                       \
     X("maxmemory-eviction-tenacity", maxmemory_eviction_tenacity, INT, "10", 0, 100, -,          \
       CORE_CONFIG_MUTABLE)                                                                       \
+    X("busy-reply-threshold", busy_reply_threshold, INT, "5000", 0, CORE_CONFIG_LLONG_MAX, -,     \
+      CORE_CONFIG_MUTABLE)                                                                       \
     X("lfu-log-factor", lfu_log_factor, INT, "10", 0, CORE_CONFIG_INT_MAX, -,                    \
       CORE_CONFIG_MUTABLE)                                                                       \
     X("lfu-decay-time", lfu_decay_time, INT, "1", 0, CORE_CONFIG_INT_MAX, -,                     \
@@ -380,7 +382,8 @@ void core_config_notify_format(int flags, char *buf);
     X("hash-max-ziplist-value", hash_max_listpack_value)                                         \
     X("list-max-ziplist-size", list_max_listpack_size)                                         \
     X("zset-max-ziplist-entries", zset_max_listpack_entries)                                     \
-    X("zset-max-ziplist-value", zset_max_listpack_value)
+    X("zset-max-ziplist-value", zset_max_listpack_value)                                         \
+    X("lua-time-limit", busy_reply_threshold)
 
 /* C type of each KIND's field. */
 #define CORE_CONFIG_CTYPE_BOOL bool

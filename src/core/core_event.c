@@ -28,6 +28,7 @@ struct core_loop {
     struct loop_slot *slots; /* owned; n_slots entries */
     int n_slots;
     struct epoll_event ready[LOOP_BATCH];
+    int depth; /* polls running: a callback may poll again (a long script serving others) */
 };
 
 int core_loop_create(struct core_loop **out)
@@ -139,14 +140,18 @@ void core_loop_del(struct core_loop *l, int fd)
 
 int core_loop_poll(struct core_loop *l, int timeout_ms)
 {
-    int n = epoll_wait(l->epfd, l->ready, LOOP_BATCH, timeout_ms);
+    /* A poll from inside a callback must not overwrite the batch the outer poll walks. */
+    struct epoll_event nested[LOOP_BATCH];
+    struct epoll_event *ready = l->depth > 0 ? nested : l->ready;
+    int n = epoll_wait(l->epfd, ready, LOOP_BATCH, timeout_ms);
 
     if (n < 0) {
         return errno == EINTR ? 0 : -1;
     }
+    l->depth++;
     for (int i = 0; i < n; i++) {
-        int fd = l->ready[i].data.fd;
-        uint32_t e = l->ready[i].events;
+        int fd = ready[i].data.fd;
+        uint32_t e = ready[i].events;
         unsigned mask = 0;
 
         if (fd >= l->n_slots || l->slots[fd].fn == NULL) {
@@ -161,5 +166,6 @@ int core_loop_poll(struct core_loop *l, int timeout_ms)
         mask &= l->slots[fd].mask | CORE_EV_READ;
         l->slots[fd].fn(l, fd, l->slots[fd].arg, mask);
     }
+    l->depth--;
     return n;
 }

@@ -305,6 +305,9 @@ static void on_client_event(struct core_loop *loop, int fd, void *arg, unsigned 
 
     (void)loop;
     (void)fd;
+    if (c->cmd.flags & CMD_CLIENT_PROTECTED) {
+        return; /* its script runs (srv_busy_events): nothing is read, nothing closed */
+    }
     if (events & CORE_EV_READ) {
         size_t want = c->read_want, got = 0, pend = core_buf_pending(&c->conn.in);
         int st;
@@ -374,6 +377,14 @@ void srv_clients_sweep(struct srv *s, int64_t now_ms)
         }
         cl = next;
     }
+}
+
+int srv_busy_events(void *srv)
+{
+    struct srv *s = srv;
+
+    core_loop_poll(s->loop, 0);
+    return s->stop;
 }
 
 /* ---- replies outside a client's own commands (blocked clients) ---------------------------- */

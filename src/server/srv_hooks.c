@@ -145,6 +145,13 @@ static void hook_log_warning(void *arg, const char *msg)
     core_log(CORE_LOG_WARNING, "%s", msg);
 }
 
+/* redis.log: Redis's LL_DEBUG..LL_WARNING are core_log's levels. */
+static void hook_log_at(void *arg, int level, const char *msg)
+{
+    (void)arg;
+    core_log((enum core_log_level)level, "%s", msg);
+}
+
 static uint64_t hook_mem_used(void *arg)
 {
     (void)arg;
@@ -239,6 +246,7 @@ void srv_settings_sync(struct srv *s)
                         s->master.state != SRV_MASTER_CONNECTED;
     st->min_replicas_max_lag = s->cfg.min_replicas_max_lag;
     srv_persist_misconf_sync(s);
+    st->busy_reply_threshold_ms = s->cfg.busy_reply_threshold;
     core_log_set_level((enum core_log_level)s->cfg.loglevel);
     cmd_settings_changed(&s->cmd);
 }
@@ -257,6 +265,8 @@ void srv_hooks_install(struct srv *s)
     h->config_resetstat = hook_config_resetstat;
     h->shutdown = hook_shutdown;
     h->log_warning = hook_log_warning;
+    h->log_at = hook_log_at;
+    h->busy_events = srv_busy_events;
     h->mem_used = hook_mem_used;
     h->trim_buffers = hook_trim_buffers;
     h->client_out = srv_client_out;

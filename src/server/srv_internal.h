@@ -221,6 +221,11 @@ void srv_clients_resume(struct srv *s);
 struct resp_out *srv_client_out(void *srv, struct cmd_client *cl);
 void srv_client_out_done(void *srv, struct cmd_client *cl);
 
+/* cmd hook busy_events: a script runs past busy-reply-threshold; serves the other clients
+ * once without waiting (the script's caller, CMD_CLIENT_PROTECTED, is left alone). Returns
+ * nonzero when the server is stopping (SHUTDOWN NOSAVE, a signal). */
+int srv_busy_events(void *srv);
+
 /* srv_hooks.c */
 void srv_hooks_install(struct srv *s);
 /* Copies config values that cmd reads into s->cmd.settings (after load and CONFIG SET). */
