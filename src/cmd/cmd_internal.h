@@ -50,6 +50,10 @@ int cmd_conn_is_ping(const struct cmd_def *d);
 
 /* cmd_repl.c: 1 when d is REPLCONF's row (the one command a replica's connection runs). */
 int cmd_repl_is_replconf(const struct cmd_def *d);
+/* min-replicas-to-write: 1 when a write may go (not asked for, a replica, or enough online
+ * replicas acknowledged within min-replicas-max-lag), 0 for -NOREPLICAS. */
+#define CMD_ERR_NOREPLICAS "NOREPLICAS Not enough good replicas to write."
+int cmd_repl_enough_replicas(struct cmd_server *srv);
 /* 1 when d is WAIT's row; its timeout reply: the replicas that acknowledged cl's writes. */
 int cmd_repl_is_wait(const struct cmd_def *d);
 void cmd_repl_wait_reply(struct cmd_server *srv, struct cmd_client *cl, struct resp_out *o);

@@ -251,6 +251,19 @@ static void cmd_replicaof(struct cmd_call *c)
     resp_write_simple(c->out, r == 1 ? "OK Already connected to specified master" : "OK");
 }
 
+int cmd_repl_enough_replicas(struct cmd_server *srv)
+{
+    struct cmd_hooks *h = &srv->hooks;
+
+    if (srv->settings.min_replicas_to_write <= 0 || srv->settings.min_replicas_max_lag <= 0 ||
+        srv->settings.replica) {
+        return 1; /* not asked for, or a replica (whose master decides) */
+    }
+    return h->repl_good != NULL &&
+           h->repl_good(h->srv, srv->settings.min_replicas_max_lag) >=
+               srv->settings.min_replicas_to_write;
+}
+
 int cmd_repl_is_replconf(const struct cmd_def *d)
 {
     return d->proc == cmd_replconf;

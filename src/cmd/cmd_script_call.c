@@ -74,6 +74,9 @@ static const char *check(struct cmd_script *e, const struct cmd_def *d, size_t a
         (d->flags & CMD_DENYOOM)) {
         return "-" CMD_ERR_OOM;
     }
+    if ((d->flags & CMD_WRITE) && !cmd_repl_enough_replicas(srv)) {
+        return "-" CMD_ERR_NOREPLICAS;
+    }
     return NULL;
 }
 

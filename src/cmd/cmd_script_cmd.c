@@ -195,6 +195,11 @@ int cmd_script_admit_or_reply(struct cmd_call *c, unsigned flags, int ro, unsign
                                                    : CMD_ERR_OOM);
         return -1;
     }
+    if (!(flags & CMD_SCRIPT_NO_WRITES) && !cmd_repl_enough_replicas(c->srv)) {
+        /* A script that may write counts as a write (Redis 7.0's getCommandFlags). */
+        cmd_reply_err(c, CMD_ERR_NOREPLICAS);
+        return -1;
+    }
     if (flags & CMD_SCRIPT_NO_WRITES) {
         *run_flags |= CMD_SCRIPT_RUN_RO;
     }

@@ -398,12 +398,8 @@ static int writes_denied(struct cmd_call *c, const struct cmd_def *d)
         refuse(c, d, CMD_ERR_MISCONF);
         return 1;
     }
-    if (is_write && srv->settings.replica_ro == 0 && srv->settings.min_replicas_to_write > 0 &&
-        srv->settings.min_replicas_max_lag > 0 &&
-        (srv->hooks.repl_good == NULL ||
-         srv->hooks.repl_good(srv->hooks.srv, srv->settings.min_replicas_max_lag) <
-             srv->settings.min_replicas_to_write)) {
-        refuse(c, d, "NOREPLICAS Not enough good replicas to write.");
+    if (is_write && !cmd_repl_enough_replicas(srv)) {
+        refuse(c, d, CMD_ERR_NOREPLICAS);
         return 1;
     }
     if (is_write && srv->settings.replica_ro) {

@@ -394,6 +394,13 @@ def test_min_replicas_to_write(linked):
         assert c.call("EXEC").startswith(b"-EXECABORT Transaction discarded because of: "
                                           b"NOREPLICAS")
     assert t.get("b") == b"2"
+    script = "#!lua\nreturn redis.call('get', KEYS[1])"
+    with pytest.raises(redis.ResponseError, match="^NOREPLICAS"):
+        t.eval(script, 1, "b")                           # may write: refused before it runs
+    assert t.eval("#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", 1, "b") == b"2"
+    with pytest.raises(redis.ResponseError, match="NOREPLICAS"):
+        t.eval("return redis.call('set', KEYS[1], 9)", 1, "b")  # its write is refused
+    assert t.get("b") == b"2"
     t.config_set("min-slaves-to-write", 0)               # Redis's old name, same option
     assert t.set("c", 3)
 
