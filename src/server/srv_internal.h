@@ -384,7 +384,8 @@ int srv_aof_loadaof(void *srv, char *errbuf, size_t cap);
 /* srv_replica.c: terse as a replica. */
 void srv_replica_init(struct srv *s);
 void srv_replica_teardown(struct srv *s);
-/* After every poll: connects, times out, acknowledges. */
+/* After every poll: connects, times out, acknowledges. now_ms 0: read here, only while a
+ * replica (a master pays one test per turn of the loop). */
 void srv_replica_step(struct srv *s, int64_t now_ms);
 /* c ran bytes of input: the master's stream offset moves when c is the master's link. */
 void srv_replica_processed(struct srv *s, struct srv_client *c, size_t bytes);

@@ -287,7 +287,7 @@ int main(int argc, char **argv)
                 break;
             }
             srv_repl_step(&s, 0);
-            srv_replica_step(&s, core_time_unix_ms());
+            srv_replica_step(&s, 0);
             srv_clients_resume(&s);
             srv_idle(&s, n);
             srv_cron(&s);

@@ -466,6 +466,9 @@ void srv_replica_step(struct srv *s, int64_t now_ms)
     if (m->state == SRV_MASTER_NONE) {
         return;
     }
+    if (now_ms == 0) {
+        now_ms = core_time_unix_ms(); /* read only when a replica: the loop calls this often */
+    }
     if (m->state == SRV_MASTER_CONNECT && now_ms >= m->next_try_ms) {
         link_connect(s);
     } else if (m->state != SRV_MASTER_CONNECT && m->state != SRV_MASTER_CONNECTED &&
