@@ -8,9 +8,16 @@
  *  - TERSE_OK consumes 1..len bytes, every argument lies inside the input or inside ibuf;
  *    TERSE_MORE and errors consume nothing and leave argc 0; an error carries a text that
  *    starts with "Protocol error: "; need, when set, is more than the bytes given.
- *  - Prefixes (each copied to an exact-size block, so an over-read is caught): before the
- *    first command's end a prefix gives TERSE_MORE, or the same error the whole input gave;
- *    from its end on, the same command.
+ *  - Prefixes (each copied to an exact-size block, so an over-read is caught), given in
+ *    increasing order to the same request so that each call resumes the last: before the first
+ *    command's end a prefix gives TERSE_MORE, or the same error the whole input gave; from its
+ *    end on, the same command.
+ *  - Pieces: the whole stream delivered in pieces of sizes drawn from the input, each call on
+ *    a fresh exact-size copy of the bytes from the command's start (the buffer moves, as a
+ *    connection's does), gives the same commands and the same final error as parsing it whole.
+ *    A second pass overwrites with NUL the bytes the request says it is done with (before
+ *    r->pos) in every copy: the commands, lengths and errors must not change, which shows that
+ *    no call reads them again (a command's cost is linear in its bytes).
  *  - Round trip: each parsed command, written back with resp_write as a multibulk array,
  *    parses to the same arguments.
  * Replayed with gcc by fuzz/fuzz_replay.c in `make fuzz-replay`.
@@ -175,13 +182,118 @@ static void fuzz_prefixes(struct resp_request *r, const uint8_t *data, size_t si
     }
 }
 
+/* The commands of a stream parsed whole, for comparison with the pieces. */
+#define FUZZ_MAX_CMDS 64
+struct fuzz_seq {
+    size_t n;                           /* commands parsed (TERSE_OK) */
+    struct fuzz_result cmd[FUZZ_MAX_CMDS];
+    int end_rc;                         /* what ended it: TERSE_MORE, TERSE_EPROTO */
+    char end_err[64 + sizeof(((struct resp_request *)0)->errbuf)];
+};
+
+static void fuzz_seq_end(struct fuzz_seq *q, const struct fuzz_result *res)
+{
+    q->end_rc = res->rc;
+    q->end_err[0] = '\0';
+    if (res->rc == TERSE_EPROTO) {
+        strncpy(q->end_err, res->err, sizeof(q->end_err) - 1);
+        q->end_err[sizeof(q->end_err) - 1] = '\0';
+    }
+}
+
+static void fuzz_seq_whole(struct resp_request *r, const uint8_t *data, size_t size,
+                           const struct resp_limits *lim, struct fuzz_seq *q)
+{
+    size_t off = 0;
+
+    resp_request_reset(r);
+    q->n = 0;
+    for (;;) {
+        struct fuzz_result res = fuzz_parse(r, data + off, size - off, lim);
+
+        if (res.rc != TERSE_OK || q->n == FUZZ_MAX_CMDS) {
+            fuzz_seq_end(q, &res);
+            return;
+        }
+        q->cmd[q->n++] = res;
+        off += res.consumed;
+    }
+}
+
+/* Piece sizes: 1..64 bytes, from the input itself so a finding replays. */
+static size_t fuzz_piece(const uint8_t *data, size_t size, size_t i)
+{
+    return size == 0 ? 1 : 1 + (size_t)((data[i % size] ^ (uint8_t)(i * 37)) & 63);
+}
+
+static void fuzz_pieces(struct resp_request *r, const uint8_t *data, size_t size,
+                        const struct resp_limits *lim, const struct fuzz_seq *want, int poison)
+{
+    size_t start = 0; /* the current command's first byte */
+    size_t have = 0;  /* bytes delivered so far */
+    size_t done = 0;  /* bytes of the current command the request is done with */
+    size_t n = 0;
+    size_t i = 0;
+
+    resp_request_reset(r);
+    for (;;) {
+        size_t len = have - start;
+        uint8_t *copy = malloc(len != 0 ? len : 1);
+        struct fuzz_result res;
+
+        FUZZ_CHECK(copy != NULL);
+        if (len != 0) {
+            memcpy(copy, data + start, len);
+        }
+        if (poison) {
+            memset(copy, 0, done);
+        }
+        res = fuzz_parse(r, copy, len, lim);
+        free(copy);
+        if (res.rc == TERSE_OK) {
+            FUZZ_CHECK(n < want->n);
+            FUZZ_CHECK(res.consumed == want->cmd[n].consumed);
+            FUZZ_CHECK(res.argc == want->cmd[n].argc);
+            FUZZ_CHECK(poison || res.hash == want->cmd[n].hash);
+            n++;
+            start += res.consumed;
+            done = 0;
+            if (n == FUZZ_MAX_CMDS) {
+                return;
+            }
+            continue; /* the next command may be there already */
+        }
+        if (res.rc == TERSE_EPROTO) {
+            FUZZ_CHECK(n == want->n && want->end_rc == TERSE_EPROTO);
+            FUZZ_CHECK(strcmp(res.err, want->end_err) == 0);
+            return;
+        }
+        FUZZ_CHECK(res.rc == TERSE_MORE);
+        done = r->active ? r->pos : 0;
+        if (have == size) {
+            FUZZ_CHECK(n == want->n && want->end_rc == TERSE_MORE);
+            return;
+        }
+        have += fuzz_piece(data, size, i++);
+        if (have > size) {
+            have = size;
+        }
+    }
+}
+
 static void fuzz_stream(struct resp_request *r, struct resp_request *back, const uint8_t *data,
                         size_t size, const struct resp_limits *lim)
 {
+    static struct fuzz_seq seq;
     size_t off = 0;
     struct fuzz_result first;
     char first_err[sizeof(r->errbuf) + 64];
 
+    fuzz_seq_whole(r, data, size, lim, &seq);
+    fuzz_pieces(r, data, size, lim, &seq, 0);
+    fuzz_pieces(r, data, size, lim, &seq, 1);
+
+    resp_request_reset(r);
     first = fuzz_parse(r, data, size, lim);
     if (first.rc == TERSE_EPROTO) {
         /* err may point at r->errbuf, which the prefix parses overwrite. */
@@ -189,8 +301,10 @@ static void fuzz_stream(struct resp_request *r, struct resp_request *back, const
         first_err[sizeof(first_err) - 1] = '\0';
         first.err = first_err;
     }
+    resp_request_reset(r);
     fuzz_prefixes(r, data, size, lim, &first);
 
+    resp_request_reset(r);
     while (off < size) {
         struct fuzz_result res = fuzz_parse(r, data + off, size - off, lim);
 

@@ -7,6 +7,9 @@
 #   make bench-evict             both servers at maxmemory 256mb, allkeys-lru: Zipf hit rates
 #   make bench-growth            p50/p99/p99.9 GET latency at rest and while terse grows to
 #                                N=10000000 small keys (its own default; N=... overrides it)
+#   make bench-trickle           one 1,000,000-argument command in 1,400-byte writes 4 ms
+#                                apart: server CPU and other clients' PING, terse vs redis
+#                                (TRICKLE_ARGS="--args 200000 --rounds 1" for a quick run)
 #
 # CORPUS_ARGS passes options through to bench/corpus_driver.py (e.g. CORPUS_ARGS="--rounds 7"),
 # GROWTH_ARGS to bench/growth_bench.py (e.g. GROWTH_ARGS="--redis --seconds 30").
@@ -18,7 +21,9 @@ GROWTH_ARGS ?=
 # The memory issue's bar is at 10M keys: bench-growth keeps that default unless N is given.
 GROWTH_N = $(if $(filter command line environment,$(origin N)),$(N),10000000)
 
-.PHONY: bench-memory bench-evict bench-growth corpus-bench
+TRICKLE_ARGS ?=
+
+.PHONY: bench-memory bench-evict bench-growth bench-trickle corpus-bench
 
 $(CORPUS_BENCH): bench/corpus_bench.c
 	@mkdir -p $(dir $@)
@@ -36,3 +41,6 @@ bench-evict: $(SERVER) $(CORPUS_BENCH)
 
 bench-growth: $(SERVER)
 	$(PYTHON) bench/growth_bench.py --terse $(SERVER) -n $(GROWTH_N) $(GROWTH_ARGS)
+
+bench-trickle: $(SERVER)
+	$(PYTHON) bench/trickle_bench.py --terse $(SERVER) $(TRICKLE_ARGS)

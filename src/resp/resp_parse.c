@@ -1,8 +1,7 @@
 /*
  * resp_parse: request parser, multibulk and inline (see resp_parse.h for the contract).
  *
- * Every call starts from buf[0] and walks one command; nothing is remembered between calls
- * except the capacity of argv and ibuf. A multibulk command is laid out as
+ * A multibulk command is laid out as
  *
  *   *<count>\r\n  $<len>\r\n<len bytes>\r\n  $<len>\r\n<len bytes>\r\n ...
  *   ^ count line  ^ bulk line ^ bulk data     (repeated count times)
@@ -10,8 +9,14 @@
  * and an inline command is one line ended by '\n' (an optional '\r' before it is dropped),
  * split into words the way Redis's sdssplitargs() does.
  *
- * Invariants on return: TERSE_OK sets *consumed > 0 and argv[0..argc) slices of buf (or of
- * ibuf, inline only); every other status sets *consumed = 0 and argc = 0.
+ * A command that arrives in pieces is parsed once: the request remembers how far it got
+ * (pos: the lines and bulks done with; scan: how much of the next line was searched for its
+ * end; left and bulk_len: what comes next), and the next call goes on from there, as hiredis's
+ * reader and Redis's processMultibulkBuffer keep their place. All of it is offsets from the
+ * command's first byte, so the caller may move its buffer between calls.
+ *
+ * Invariants on return: TERSE_OK sets *consumed > 0, argv[0..argc) slices of buf (or of ibuf,
+ * inline only) and no command in progress; every other status sets *consumed = 0 and argc = 0.
  */
 #include "resp/resp_parse.h"
 
@@ -45,6 +50,7 @@ void resp_request_init(struct resp_request *r, void *(*realloc_fn)(void *, size_
     }
     r->realloc_fn = realloc_fn;
     r->free_fn = free_fn;
+    resp_request_reset(r);
 }
 
 void resp_request_deinit(struct resp_request *r)
@@ -60,6 +66,7 @@ void resp_request_deinit(struct resp_request *r)
     r->argc = 0;
     r->ibuf = NULL;
     r->ibuf_cap = 0;
+    resp_request_reset(r);
 }
 
 /*
@@ -118,32 +125,73 @@ static int resp_str_to_ll(const uint8_t *s, size_t n, long long *out)
 }
 
 /*
- * Finds the first `term` in p[0..n) the way strchr() finds it in Redis's NUL-terminated query
- * buffer: a NUL before it hides it. Returns 1 and sets *at, or 0 when not (yet) visible.
+ * Finds the end of the line that starts at buf[r->pos]: its first `term`, as strchr() finds it
+ * in Redis's NUL-terminated query buffer (a NUL before it hides it, for good). The search
+ * resumes after the r->scan bytes that earlier calls searched, so a line arriving in pieces is
+ * read once. Returns 1 and sets *at (offset of term from r->pos; r->scan stays there, so a
+ * call waiting for the byte after term finds it at once), or 0 when not (yet) visible.
  */
-static int resp_find_term(const uint8_t *p, size_t n, uint8_t term, size_t *at)
+static int resp_line_end(struct resp_request *r, const uint8_t *buf, size_t len, uint8_t term,
+                         size_t *at)
 {
-    const uint8_t *t = memchr(p, term, n);
-    size_t end = t != NULL ? (size_t)(t - p) : n;
+    const uint8_t *from = buf + r->pos + r->scan;
+    size_t n = len - r->pos - r->scan;
+    const uint8_t *t;
+    size_t upto;
 
-    if (t == NULL || memchr(p, '\0', end) != NULL) {
+    if (r->line_nul) {
         return 0;
     }
-    *at = end;
+    t = memchr(from, term, n);
+    upto = t != NULL ? (size_t)(t - from) : n;
+    if (memchr(from, '\0', upto) != NULL) {
+        r->line_nul = 1;
+        return 0;
+    }
+    r->scan += upto;
+    if (t == NULL) {
+        return 0;
+    }
+    *at = r->scan;
     return 1;
+}
+
+/* Forgets the command in progress; argv and ibuf keep their capacity. */
+void resp_request_reset(struct resp_request *r)
+{
+    r->active = 0;
+    r->pos = 0;
+    r->scan = 0;
+    r->line_nul = 0;
+    r->left = -1;
+    r->bulk_len = -1;
+    r->nargs = 0;
+    r->argc = 0;
+}
+
+/* The next line starts at pos: nothing of it searched yet. */
+static void resp_line_next(struct resp_request *r, size_t pos)
+{
+    r->pos = pos;
+    r->scan = 0;
+    r->line_nul = 0;
 }
 
 static int resp_fail(struct resp_request *r, const char *text)
 {
+    resp_request_reset(r);
     r->err = text;
-    r->argc = 0;
     return TERSE_EPROTO;
 }
 
-/* Appends one argument, doubling argv when full. argv keeps its old block on failure. */
+/*
+ * Appends one argument (argv[nargs]), doubling argv when full. argv keeps its old block on
+ * failure. A multibulk argument is stored as an offset from the command's first byte until
+ * the command is complete (resp_parse_multibulk's rebase).
+ */
 static int resp_argv_push(struct resp_request *r, const uint8_t *p, size_t len)
 {
-    if (r->argc == r->argv_cap) {
+    if (r->nargs == r->argv_cap) {
         size_t cap = r->argv_cap != 0 ? r->argv_cap * 2 : RESP_ARGV_MIN;
         struct resp_slice *argv;
 
@@ -157,18 +205,29 @@ static int resp_argv_push(struct resp_request *r, const uint8_t *p, size_t len)
         r->argv = argv;
         r->argv_cap = cap;
     }
-    r->argv[r->argc].p = p;
-    r->argv[r->argc].len = len;
-    r->argc++;
+    r->argv[r->nargs].p = p;
+    r->argv[r->nargs].len = len;
+    r->nargs++;
     return TERSE_OK;
 }
 
-/* TERSE_MORE with r->need = total (0 = unknown). */
+/* TERSE_MORE with r->need = total (0 = unknown); the command stays in progress. */
 static int resp_more(struct resp_request *r, size_t total)
 {
     r->need = total;
     r->argc = 0;
     return TERSE_MORE;
+}
+
+/* The command is complete: argv[0..nargs) are its arguments, it took `used` bytes. */
+static int resp_done(struct resp_request *r, size_t used, size_t *consumed)
+{
+    size_t n = r->nargs;
+
+    resp_request_reset(r);
+    r->argc = n;
+    *consumed = used;
+    return TERSE_OK;
 }
 
 /* need = a + b + c, saturated (a bulk length near LLONG_MAX must not wrap). */
@@ -180,16 +239,31 @@ static size_t resp_sum_sat(size_t a, unsigned long long b, size_t c)
     return a + (size_t)b + c;
 }
 
-static int resp_parse_multibulk(struct resp_request *r, const uint8_t *buf, size_t len,
-                                const struct resp_limits *lim, size_t *consumed)
+/* "Protocol error: expected '$', got '<c>'" into errbuf. */
+static int resp_fail_dollar(struct resp_request *r, uint8_t got)
 {
-    size_t pos;
+    static const char pre[] = "Protocol error: expected '$', got '";
+    size_t k = sizeof(pre) - 1;
+    /* Redis formats the byte with %c, then maps CR and LF in error texts to spaces. */
+    uint8_t c = got == '\r' || got == '\n' ? ' ' : got;
+
+    _Static_assert(sizeof(pre) + 2 <= sizeof(r->errbuf), "errbuf too small");
+    memcpy(r->errbuf, pre, k);
+    r->errbuf[k] = (char)c;
+    r->errbuf[k + 1] = '\'';
+    r->errbuf[k + 2] = '\0';
+    return resp_fail(r, r->errbuf);
+}
+
+/* The count line at the command's start. TERSE_OK with r->left set (the command may be
+ * complete already: a count of 0 or less). */
+static int resp_parse_count(struct resp_request *r, const uint8_t *buf, size_t len,
+                            const struct resp_limits *lim)
+{
     size_t cr;
     long long count;
-    long long i;
-    int rc;
 
-    if (!resp_find_term(buf, len, '\r', &cr)) {
+    if (!resp_line_end(r, buf, len, '\r', &cr)) {
         if (len > RESP_INLINE_MAX) {
             return resp_fail(r, RESP_ERR_MBULK_BIG);
         }
@@ -205,57 +279,90 @@ static int resp_parse_multibulk(struct resp_request *r, const uint8_t *buf, size
     if (lim->unauthenticated && count > RESP_UNAUTH_MBULK_MAX) {
         return resp_fail(r, RESP_ERR_UNAUTH_MBULK);
     }
-    pos = cr + 2;
-    r->argc = 0;
-    for (i = 0; i < count; i++) {
-        long long blen;
-        size_t avail = len - pos;
+    r->left = count > 0 ? count : 0;
+    resp_line_next(r, cr + 2);
+    return TERSE_OK;
+}
 
-        if (!resp_find_term(buf + pos, avail, '\r', &cr)) {
-            if (avail > RESP_INLINE_MAX) {
-                return resp_fail(r, RESP_ERR_BULK_BIG);
-            }
-            return resp_more(r, 0);
-        }
-        if (avail - cr < 2) {
-            return resp_more(r, pos + cr + 2);
-        }
-        if (buf[pos] != '$') {
-            /* Redis formats the byte with %c, then maps CR and LF in error texts to spaces. */
-            uint8_t c = buf[pos] == '\r' || buf[pos] == '\n' ? ' ' : buf[pos];
+/* The header line of the next bulk, at r->pos: sets r->bulk_len and moves pos past it. */
+static int resp_parse_bulk_header(struct resp_request *r, const uint8_t *buf, size_t len,
+                                  const struct resp_limits *lim)
+{
+    const uint8_t *line = buf + r->pos;
+    size_t avail = len - r->pos;
+    size_t cr;
+    long long blen;
 
-            static const char pre[] = "Protocol error: expected '$', got '";
-            size_t k = sizeof(pre) - 1;
+    if (!resp_line_end(r, buf, len, '\r', &cr)) {
+        if (avail > RESP_INLINE_MAX) {
+            return resp_fail(r, RESP_ERR_BULK_BIG);
+        }
+        return resp_more(r, 0);
+    }
+    if (avail - cr < 2) {
+        return resp_more(r, r->pos + cr + 2);
+    }
+    if (line[0] != '$') {
+        return resp_fail_dollar(r, line[0]);
+    }
+    if (!resp_str_to_ll(line + 1, cr - 1, &blen) || blen < 0 || blen > lim->max_bulk_len) {
+        return resp_fail(r, RESP_ERR_BULK_LEN);
+    }
+    if (lim->unauthenticated && blen > RESP_UNAUTH_BULK_MAX) {
+        return resp_fail(r, RESP_ERR_UNAUTH_BULK);
+    }
+    r->bulk_len = blen;
+    resp_line_next(r, r->pos + cr + 2);
+    return TERSE_OK;
+}
 
-            _Static_assert(sizeof(pre) + 2 <= sizeof(r->errbuf), "errbuf too small");
-            memcpy(r->errbuf, pre, k);
-            r->errbuf[k] = (char)c;
-            r->errbuf[k + 1] = '\'';
-            r->errbuf[k + 2] = '\0';
-            return resp_fail(r, r->errbuf);
-        }
-        if (!resp_str_to_ll(buf + pos + 1, cr - 1, &blen) || blen < 0 ||
-            blen > lim->max_bulk_len) {
-            return resp_fail(r, RESP_ERR_BULK_LEN);
-        }
-        if (lim->unauthenticated && blen > RESP_UNAUTH_BULK_MAX) {
-            return resp_fail(r, RESP_ERR_UNAUTH_BULK);
-        }
-        pos += cr + 2;
-        avail = len - pos;
-        /* Data plus the two bytes after it, which Redis skips without checking. */
-        if (avail < 2 || (unsigned long long)blen > avail - 2) {
-            return resp_more(r, resp_sum_sat(pos, (unsigned long long)blen, 2));
-        }
-        rc = resp_argv_push(r, buf + pos, (size_t)blen);
+/*
+ * Resumes the multibulk command in progress: each call goes on from r->pos, so a command's
+ * cost is linear in its bytes however they arrive. Arguments are kept as offsets while the
+ * command is incomplete (the caller's buffer may move between calls) and become slices of
+ * buf once it is complete.
+ */
+static int resp_parse_multibulk(struct resp_request *r, const uint8_t *buf, size_t len,
+                                const struct resp_limits *lim, size_t *consumed)
+{
+    size_t i;
+    int rc;
+
+    if (r->left < 0) {
+        rc = resp_parse_count(r, buf, len, lim);
         if (rc != TERSE_OK) {
-            r->argc = 0;
             return rc;
         }
-        pos += (size_t)blen + 2;
     }
-    *consumed = pos;
-    return TERSE_OK;
+    while (r->left > 0) {
+        size_t avail;
+        unsigned long long blen;
+
+        if (r->bulk_len < 0) {
+            rc = resp_parse_bulk_header(r, buf, len, lim);
+            if (rc != TERSE_OK) {
+                return rc;
+            }
+        }
+        blen = (unsigned long long)r->bulk_len;
+        avail = len - r->pos;
+        /* Data plus the two bytes after it, which Redis skips without checking. */
+        if (avail < 2 || blen > avail - 2) {
+            return resp_more(r, resp_sum_sat(r->pos, blen, 2));
+        }
+        rc = resp_argv_push(r, (const uint8_t *)(uintptr_t)r->pos, (size_t)blen);
+        if (rc != TERSE_OK) {
+            r->argc = 0;
+            return rc; /* still in progress: the same call may be retried */
+        }
+        resp_line_next(r, r->pos + (size_t)blen + 2);
+        r->bulk_len = -1;
+        r->left--;
+    }
+    for (i = 0; i < r->nargs; i++) {
+        r->argv[i].p = buf + (uintptr_t)r->argv[i].p;
+    }
+    return resp_done(r, r->pos, consumed);
 }
 
 /* ---- inline commands ------------------------------------------------------------------- */
@@ -433,6 +540,8 @@ static int resp_ibuf_reserve(struct resp_request *r, size_t n)
     return TERSE_OK;
 }
 
+/* The inline command in progress: its line is searched for '\n' once, however it arrives,
+ * then split in one go. */
 static int resp_parse_inline(struct resp_request *r, const uint8_t *buf, size_t len,
                              size_t *consumed)
 {
@@ -443,7 +552,7 @@ static int resp_parse_inline(struct resp_request *r, const uint8_t *buf, size_t 
     uint8_t *dst = NULL;
     int rc;
 
-    if (!resp_find_term(buf, len, '\n', &nl)) {
+    if (!resp_line_end(r, buf, len, '\n', &nl)) {
         if (len > RESP_INLINE_MAX) {
             return resp_fail(r, RESP_ERR_INLINE_BIG);
         }
@@ -457,7 +566,7 @@ static int resp_parse_inline(struct resp_request *r, const uint8_t *buf, size_t 
         }
         dst = r->ibuf;
     }
-    r->argc = 0;
+    r->nargs = 0;
     for (;;) {
         struct resp_word w = { NULL, 0, NULL };
 
@@ -478,12 +587,11 @@ static int resp_parse_inline(struct resp_request *r, const uint8_t *buf, size_t 
             rc = resp_argv_push(r, w.run != NULL ? w.run : buf + i, w.len);
         }
         if (rc != TERSE_OK) {
-            r->argc = 0;
-            return rc;
+            r->nargs = 0;
+            return rc; /* the line stays found: a retry splits it again */
         }
     }
-    *consumed = nl + 1;
-    return TERSE_OK;
+    return resp_done(r, nl + 1, consumed);
 }
 
 int resp_parse_request(struct resp_request *r, const uint8_t *buf, size_t len,
@@ -502,7 +610,16 @@ int resp_parse_request(struct resp_request *r, const uint8_t *buf, size_t len,
     if (len == 0) {
         return TERSE_MORE;
     }
-    r->inline_cmd = buf[0] != '*';
+    if (r->active && len < r->pos + r->scan) {
+        /* The caller gave fewer bytes than it did before without a reset: not the same
+         * command, so start over rather than read past the end. */
+        resp_request_reset(r);
+    }
+    if (!r->active) {
+        resp_request_reset(r);
+        r->active = 1;
+        r->inline_cmd = buf[0] != '*';
+    }
     if (r->inline_cmd) {
         rc = resp_parse_inline(r, buf, len, consumed);
     } else {

@@ -1,9 +1,13 @@
 /*
  * resp_parse: the request parser (RESP multibulk and inline commands).
  *
- * Stateless over its input: each call parses one whole command from the start of the bytes it
- * is given, or returns TERSE_MORE having consumed nothing. Arguments are slices of the input
- * (no copies); they stay valid until the caller compacts, grows or reuses the input buffer.
+ * Each call is given the bytes from the start of one command and parses it, or returns
+ * TERSE_MORE having consumed nothing. A command that arrives in pieces is resumed where the
+ * last call stopped (the request keeps its place, as offsets from the command's first byte), so
+ * its cost is linear in its bytes however they arrive: the caller calls again with the same
+ * command start and more bytes after it (its buffer may have moved), or calls
+ * resp_request_reset when it drops those bytes. Arguments are slices of the input (no copies);
+ * they stay valid until the caller compacts, grows or reuses the input buffer.
  *
  * The argv array grows as elements arrive (never sized from a declared count) through the
  * realloc callback the owner sets; in steady state it is reused and nothing is allocated.
@@ -31,8 +35,8 @@
  * length" above 10 elements, "unauthenticated bulk length" above 16384 bytes); the caller
  * knows the connection's auth state.
  *
- * No error is sticky: the parser keeps no state between calls; after TERSE_EPROTO the caller
- * replies and closes the connection.
+ * No error is sticky: TERSE_OK and TERSE_EPROTO both end the command in progress; after
+ * TERSE_EPROTO the caller replies and closes the connection.
  */
 #ifndef TERSE_RESP_PARSE_H
 #define TERSE_RESP_PARSE_H
@@ -80,6 +84,15 @@ struct resp_request {
      * realloc_fn, freed by deinit. Invariant: ibuf == NULL iff ibuf_cap == 0. */
     uint8_t *ibuf;
     size_t ibuf_cap; /* bytes allocated at ibuf */
+    /* The command in progress (after TERSE_MORE), as offsets from its first byte; cleared by
+     * TERSE_OK, TERSE_EPROTO and resp_request_reset. */
+    int active;         /* 1 while a command is in progress */
+    size_t pos;         /* bytes done with: the count line, whole bulks, the current header */
+    size_t scan;        /* bytes of the line at pos already searched for its end */
+    int line_nul;       /* a NUL came before the end of the line at pos: it never ends */
+    long long left;     /* multibulk elements still to parse; -1 before the count line */
+    long long bulk_len; /* length of the bulk whose header ends at pos; -1: none */
+    size_t nargs;       /* arguments parsed so far: argv[0..nargs), multibulk ones as offsets */
 };
 
 /*
@@ -91,12 +104,18 @@ void resp_request_init(struct resp_request *r, void *(*realloc_fn)(void *, size_
                        void (*free_fn)(void *));
 /* resp_request_deinit: frees argv and ibuf through free_fn; r may be re-initialized after. */
 void resp_request_deinit(struct resp_request *r);
+/* resp_request_reset: forgets the command in progress (the caller dropped its bytes); argv and
+ * ibuf keep their capacity. Allocates nothing. */
+void resp_request_reset(struct resp_request *r);
 
 /*
- * resp_parse_request: parses one command from buf[0..len).
+ * resp_parse_request: parses one command from buf[0..len), going on from where the last call
+ * stopped when that call returned TERSE_MORE (buf[0] is then the same command's first byte and
+ * len at least what it was; a smaller len starts the command over).
  *   TERSE_OK:     r->argv[0..argc) hold the arguments, *consumed = bytes used. argc may be 0
  *                 (empty inline line, "*0\r\n", "*-1\r\n"): nothing to execute.
- *   TERSE_MORE:   incomplete; *consumed = 0; r->need as documented above.
+ *   TERSE_MORE:   incomplete; *consumed = 0; r->need as documented above; the command stays
+ *                 in progress.
  *   TERSE_EPROTO: malformed; r->err holds Redis's text, e.g.
  *                 "Protocol error: invalid bulk length". The caller replies "-ERR <err>"
  *                 and closes the connection after the reply.
@@ -105,8 +124,8 @@ void resp_request_deinit(struct resp_request *r);
  * buf is borrowed (argv slices point into it); len may be 0. lim is borrowed; NULL means
  * { RESP_DEFAULT_MAX_BULK, RESP_MAX_MULTIBULK }. A count above lim->max_multibulk_len is
  * "invalid multibulk length" (Redis 7.0: above INT_MAX), a bulk length above
- * lim->max_bulk_len is "invalid bulk length". After TERSE_ENOMEM the request is unchanged
- * (argc 0) and the same call may be retried.
+ * lim->max_bulk_len is "invalid bulk length". After TERSE_ENOMEM argc is 0, the command stays
+ * in progress and the same call may be retried.
  */
 int resp_parse_request(struct resp_request *r, const uint8_t *buf, size_t len,
                        const struct resp_limits *lim, size_t *consumed);
