@@ -217,13 +217,7 @@ int cmd_script_create(struct cmd_script *e, struct cmd_call *c, const struct res
         cmd_reply_err(c, err);
         return -1;
     }
-    if (body->len > skip && src[skip] == '\033') {
-        /* Redis's Lua parses every chunk as text: bytecode is a syntax error there. */
-        cmd_reply_err(c, "ERR Error compiling script (new function): user_script:1: "
-                         "unexpected symbol near '<\\27>'");
-        return -1;
-    }
-    if (luaL_loadbuffer(lua, src + skip, body->len - skip, "@user_script") != 0) {
+    if (cmd_script_load_text(lua, src + skip, body->len - skip, "@user_script") != 0) {
         resp_write_errorf(c->out, "ERR Error compiling script (new function): %s",
                           lua_tostring(lua, -1));
         lua_pop(lua, 1);

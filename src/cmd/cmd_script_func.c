@@ -245,7 +245,8 @@ int cmd_script_func_load(struct cmd_script *e, struct cmd_call *c, const struct 
         resp_write_errorf(c->out, "ERR Library '%s' already exists", name);
         return -1;
     }
-    if (luaL_loadbuffer(lua, (const char *)code->p + skip, code->len - skip, "@user_function")) {
+    if (cmd_script_load_text(lua, (const char *)code->p + skip, code->len - skip,
+                             "@user_function")) {
         resp_write_errorf(c->out, "ERR Error compiling function: %s", lua_tostring(lua, -1));
         lua_pop(lua, 1);
         return -1;

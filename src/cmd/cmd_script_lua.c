@@ -4,10 +4,12 @@
  * Libraries: base (without dofile, loadfile, print and the deprecated newproxy, setfenv,
  * getfenv), table, string, math (random and randomseed replaced by a generator that gives
  * the same sequence on every machine), cjson and bit (Debian's lua-cjson and lua-bitop).
- * Redis also loads cmsgpack and struct; Debian packages neither, so they are absent. debug
- * serves the error handler's lookups, then leaves the globals.
+ * Redis also loads cmsgpack and struct; Debian packages neither, so they are absent. debug is
+ * not opened (Redis removes it from the globals; the error handler reads the stack through
+ * the C API). No package library either: no require, module or C loaders.
  *
- * The globals protection is cmd_script_protect.c, the redis table cmd_script_api.c.
+ * The globals protection is cmd_script_protect.c (with load and loadstring replaced by twins
+ * that never load bytecode), the redis table cmd_script_api.c.
  *
  * The engine is reached from Lua through the state's allocator userdata (lua_getallocf), no
  * registry lookup per call.
