@@ -107,8 +107,17 @@ static int save_here(struct srv *s, int64_t now_ms, char *why, size_t why_cap)
 
 void srv_persist_misconf_sync(struct srv *s)
 {
-    s->cmd.settings.misconf = s->cfg.stop_writes_on_bgsave_error && s->cfg.save.n_point > 0 &&
-                              !s->persist.last_bgsave_ok;
+    int aof_err = srv_aof_write_err(s);
+
+    if (s->cfg.stop_writes_on_bgsave_error && s->cfg.save.n_point > 0 &&
+        !s->persist.last_bgsave_ok) {
+        s->cmd.settings.misconf = CMD_MISCONF_RDB;
+    } else if (aof_err != 0) {
+        s->cmd.settings.misconf = CMD_MISCONF_AOF;
+    } else {
+        s->cmd.settings.misconf = CMD_MISCONF_NONE;
+    }
+    s->cmd.settings.misconf_errno = aof_err;
 }
 
 static void saved(struct srv *s, int64_t now_ms, uint64_t covered)
