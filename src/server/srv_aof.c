@@ -420,7 +420,7 @@ void srv_aof_cron(struct srv *s, int64_t now_ms)
         (void)srv_aof_rewrite_start(s);
         return;
     }
-    if (a->state == SRV_AOF_ON && s->cfg.auto_aof_rewrite_percentage > 0 &&
+    if (a->state == SRV_AOF_ON && a->last_write_ok && s->cfg.auto_aof_rewrite_percentage > 0 &&
         a->cur_size > s->cfg.auto_aof_rewrite_min_size &&
         now_ms - a->last_try_ms > AOF_RETRY_DELAY_MS) {
         uint64_t base = a->base_size > 0 ? a->base_size : 1;

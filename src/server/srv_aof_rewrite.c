@@ -78,6 +78,24 @@ static void child_main(struct srv *s, pid_t parent)
 
 /* ---- start -------------------------------------------------------------------------------- */
 
+/* WAIT_REWRITE without a rewrite running: the temporary incr file and what the buffer still
+ * holds for it are of no use (the next rewrite's base covers them). Their write error stays
+ * (writes get -MISCONF, as in Redis) until the next rewrite opens a new file. */
+static void drop_temp_incr(struct srv *s)
+{
+    struct srv_aof *a = &s->aof;
+    char name[PERSIST_AOF_NAME_CAP], path[AOF_PATH_MAX];
+
+    core_buf_consume(&a->buf, core_buf_pending(&a->buf));
+    if (a->fd >= 0) {
+        close(a->fd);
+        a->fd = -1;
+        temp_incr_name(s, name, sizeof(name));
+        srv_aof_path(s, name, path, sizeof(path));
+        unlink(path);
+    }
+}
+
 /* Opens the incr file writes go to from the fork on. 0 or -1 (logged, nothing changed). */
 static int open_next_incr(struct srv *s)
 {
@@ -148,7 +166,19 @@ int srv_aof_rewrite_start(struct srv *s)
         a->man_loaded = 1;
     }
     srv_aof_flush(s);
+    if (a->state == SRV_AOF_ON && core_buf_pending(&a->buf) > 0) {
+        /* Writes from before the fork that the AOF could not write: they belong to the incr
+         * file the new base follows, not to the next one, where they would replay twice. */
+        core_log(CORE_LOG_WARNING, "Can't rewrite append only file in background: the AOF "
+                 "can't write its buffer: %s", strerror(a->last_write_errno));
+        a->last_rewrite_ok = 0;
+        return CMD_SAVE_FAILED;
+    }
+    if (a->state == SRV_AOF_WAIT_REWRITE) {
+        drop_temp_incr(s);
+    }
     if (open_next_incr(s) != 0) {
+        a->last_rewrite_ok = 0;
         return CMD_SAVE_FAILED;
     }
     pid = fork();
@@ -164,6 +194,12 @@ int srv_aof_rewrite_start(struct srv *s)
     }
     a->child_pid = pid;
     a->child_start_ms = a->last_try_ms;
+    if (a->state == SRV_AOF_WAIT_REWRITE && !a->last_write_ok) {
+        /* A new, empty temporary incr file: nothing is left unwritten. Its own writes tell
+         * whether the disk takes them now. */
+        a->last_write_ok = 1;
+        srv_persist_misconf_sync(s);
+    }
     core_log(CORE_LOG_NOTICE, "Background append only file rewriting started by pid %ld",
              (long)pid);
     /* The feed goes to the new file from here, SELECTing its db first. */
@@ -246,6 +282,9 @@ static int install(struct srv *s, const char *tmp_base)
         a->man = old;
         persist_aof_manifest_deinit(&m);
         unlink_name(s, base);
+        if (a->state == SRV_AOF_WAIT_REWRITE) {
+            unlink_name(s, incr); /* in no manifest: the caller drops it as the temp file */
+        }
         return -1;
     }
     if (old.has_base) {
@@ -306,6 +345,9 @@ void srv_aof_rewrite_reap(struct srv *s, int block)
         a->n_failures++;
         a->last_rewrite_ok = 0;
         a->last_try_ms = now;
+        if (a->state == SRV_AOF_WAIT_REWRITE) {
+            drop_temp_incr(s); /* tried again after AOF_RETRY_DELAY_MS */
+        }
     }
     srv_feed_consumers_changed(s);
 }

@@ -248,7 +248,8 @@ int srv_persist_load(struct srv *s);
 void srv_persist_cron(struct srv *s, int64_t now_ms);
 /* Shutdown (SHUTDOWN command, SIGTERM/SIGINT with flags 0): kills a BGSAVE child, then saves
  * when flags say SAVE, or when save points are configured and flags do not say NOSAVE.
- * Returns 0 when the server may stop, -1 when the save failed without FORCE. */
+ * Returns 0 when the server may stop, -1 without FORCE when the save failed or the first
+ * rewrite of an AOF just turned on still runs (Redis's "Writing initial AOF, can't exit."). */
 int srv_persist_shutdown(struct srv *s, unsigned flags);
 /* Kills and reaps a BGSAVE child still running. */
 void srv_persist_teardown(struct srv *s);

@@ -492,6 +492,15 @@ void srv_persist_cron(struct srv *s, int64_t now_ms)
 int srv_persist_shutdown(struct srv *s, unsigned flags)
 {
     child_kill(s);
+    if (s->aof.state == SRV_AOF_WAIT_REWRITE && s->aof.child_pid > 0) {
+        /* appendonly was just turned on: the dataset is not in the AOF until its first
+         * rewrite ends (Redis refuses to exit too). */
+        if (!(flags & CMD_SHUTDOWN_FORCE)) {
+            core_log(CORE_LOG_WARNING, "Writing initial AOF, can't exit.");
+            return -1;
+        }
+        core_log(CORE_LOG_WARNING, "Writing initial AOF. Exit anyway.");
+    }
     if (flags & CMD_SHUTDOWN_NOSAVE) {
         return 0;
     }
