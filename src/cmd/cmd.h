@@ -209,6 +209,10 @@ struct cmd_hooks {
     int (*save)(void *srv);                /* SAVE in the foreground: enum cmd_save_result */
     int (*bgsave)(void *srv, int schedule); /* BGSAVE [SCHEDULE]: enum cmd_save_result */
     int64_t (*lastsave)(void *srv);        /* unix seconds of the last successful save */
+    /* FLUSHALL emptied the dataset: a BGSAVE child is killed and, with save points, the
+     * empty dataset saved at once (Redis's flushAllDataAndResetRDB; a failure is logged and
+     * leaves the changes counted for the next save point). */
+    void (*flushall)(void *srv);
     void (*persist_info)(void *srv, struct cmd_persist_info *out); /* INFO persistence */
     /* DEBUG RELOAD: saves (unless nosave), then replaces the dataset by the snapshot's,
      * verified before anything is dropped. Returns 0, or nonzero with errbuf holding the

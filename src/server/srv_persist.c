@@ -284,9 +284,14 @@ static void child_reap(struct srv *s, int block)
 static void child_kill(struct srv *s)
 {
     if (s->persist.child_pid > 0) {
+        int was_ok = s->persist.last_bgsave_ok;
         core_log(CORE_LOG_WARNING, "There is a child saving a snapshot. Killing it!");
         kill(s->persist.child_pid, SIGKILL);
         child_reap(s, 1);
+        /* Stopped on purpose, not failed (Redis kills it with SIGUSR1, which does not
+         * count): no -MISCONF for it. */
+        s->persist.last_bgsave_ok = was_ok;
+        srv_persist_misconf_sync(s);
     }
 }
 
@@ -308,6 +313,22 @@ static int hook_bgsave(void *arg, int schedule)
         return CMD_SAVE_BUSY;
     }
     return bgsave_start(s);
+}
+
+static void hook_flushall(void *arg)
+{
+    struct srv *s = arg;
+    char why[PERSIST_WHY_CAP];
+    int64_t now = core_time_unix_ms();
+
+    child_kill(s); /* its snapshot would bring the flushed keys back */
+    if (s->cfg.save.n_point > 0 && save_here(s, now, why, sizeof(why)) == TERSE_OK) {
+        /* as Redis's rdbSave: not a SAVE (rdb_saves), and a failure changes no status */
+        s->cmd.dirty = 0;
+        s->persist.last_save_ms = now;
+        s->persist.last_bgsave_ok = 1;
+        srv_persist_misconf_sync(s);
+    }
 }
 
 static int64_t hook_lastsave(void *arg)
@@ -401,6 +422,7 @@ void srv_persist_hooks_install(struct srv *s)
     h->save = hook_save;
     h->bgsave = hook_bgsave;
     h->lastsave = hook_lastsave;
+    h->flushall = hook_flushall;
     h->persist_info = hook_persist_info;
     h->reload = hook_reload;
     s->persist.last_save_ms = core_time_unix_ms();
