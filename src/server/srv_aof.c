@@ -466,6 +466,7 @@ void srv_aof_init(struct srv *s)
     memset(a, 0, sizeof(*a));
     atomic_init(&a->bio.err, 0);
     a->fd = -1;
+    a->child_msg_fd = -1;
     a->last_write_ok = 1;
     a->last_rewrite_ok = 1;
     a->last_rewrite_time_s = -1;

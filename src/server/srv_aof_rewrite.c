@@ -19,6 +19,12 @@
  *
  * One child at a time, of any kind: a rewrite asked for while BGSAVE or a replication sync
  * runs is scheduled and started by cron once it ended.
+ *
+ * Write errors (a full disk): a rewrite does not start while the AOF holds writes it could not
+ * write (they precede the fork: the new base has them, and the next incr file would replay
+ * them again). A child that fails sends its errno through a pipe; when it was the first
+ * rewrite of an AOF just turned on, that AOF is on disk nowhere, so writes get -MISCONF with
+ * that errno until a first rewrite succeeds (retried every AOF_RETRY_DELAY_MS).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,27 +57,41 @@ static void temp_incr_name(const struct srv *s, char *out, size_t cap)
 
 /* ---- the child ---------------------------------------------------------------------------- */
 
-static void child_main(struct srv *s, pid_t parent)
+/* The child failed with errno e: it tells the parent through msg_fd (one int into an empty
+ * pipe: never blocks) and exits 1. */
+static void child_fail(int msg_fd, int e)
+{
+    if (msg_fd >= 0) {
+        ssize_t n = write(msg_fd, &e, sizeof(e));
+        (void)n;
+    }
+    _exit(1);
+}
+
+static void child_main(struct srv *s, pid_t parent, int msg_fd)
 {
     char name[64], path[AOF_PATH_MAX];
     struct persist_error err;
-    int fd, rc;
+    int fd, rc, e;
 
     srv_child_enter(s, parent);
     snprintf(name, sizeof(name), "temp-rewriteaof-bg-%ld.aof", (long)getpid());
     srv_aof_path(s, name, path, sizeof(path));
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
+        e = errno;
         core_log(CORE_LOG_WARNING, "Opening the temp file for AOF rewrite %s: %s", path,
-                 strerror(errno));
-        _exit(1);
+                 strerror(e));
+        child_fail(msg_fd, e);
     }
+    errno = 0;
     rc = persist_rdb_save_fd(s->shard, s->codec, fd, core_time_unix_ms(),
                              s->cmd.hooks.mem_used(s), NULL, NULL, NULL, &err);
     if (rc != TERSE_OK || fsync(fd) != 0 || close(fd) != 0) {
-        core_log(CORE_LOG_WARNING, "Write error writing append only file on disk: %s",
-                 rc != TERSE_OK ? err.reason : strerror(errno));
-        _exit(1);
+        e = errno != 0 ? errno : EIO; /* the failed write's, when the writer kept it */
+        core_log(CORE_LOG_WARNING, "Write error writing append only file on disk: %s (%s)",
+                 rc != TERSE_OK ? err.reason : "fsync", strerror(e));
+        child_fail(msg_fd, e);
     }
     _exit(0);
 }
@@ -145,6 +165,7 @@ int srv_aof_rewrite_start(struct srv *s)
 {
     struct srv_aof *a = &s->aof;
     pid_t parent = getpid(), pid;
+    int msg[2] = {-1, -1};
 
     if (a->child_pid > 0) {
         return CMD_SAVE_BUSY;
@@ -181,25 +202,33 @@ int srv_aof_rewrite_start(struct srv *s)
         a->last_rewrite_ok = 0;
         return CMD_SAVE_FAILED;
     }
+    if (pipe2(msg, O_CLOEXEC) != 0) {
+        msg[0] = msg[1] = -1; /* the rewrite still runs; only the child's errno is lost */
+    }
     pid = fork();
     if (pid < 0) {
         core_log(CORE_LOG_WARNING, "Can't rewrite append only file in background: fork: %s",
                  strerror(errno));
         a->n_failures++;
         a->last_rewrite_ok = 0;
+        if (msg[0] >= 0) {
+            close(msg[0]);
+            close(msg[1]);
+        }
         return CMD_SAVE_FAILED;
     }
     if (pid == 0) {
-        child_main(s, parent);
+        if (msg[0] >= 0) {
+            close(msg[0]);
+        }
+        child_main(s, parent, msg[1]);
     }
+    if (msg[1] >= 0) {
+        close(msg[1]);
+    }
+    a->child_msg_fd = msg[0];
     a->child_pid = pid;
     a->child_start_ms = a->last_try_ms;
-    if (a->state == SRV_AOF_WAIT_REWRITE && !a->last_write_ok) {
-        /* A new, empty temporary incr file: nothing is left unwritten. Its own writes tell
-         * whether the disk takes them now. */
-        a->last_write_ok = 1;
-        srv_persist_misconf_sync(s);
-    }
     core_log(CORE_LOG_NOTICE, "Background append only file rewriting started by pid %ld",
              (long)pid);
     /* The feed goes to the new file from here, SELECTing its db first. */
@@ -312,11 +341,29 @@ static int install(struct srv *s, const char *tmp_base)
     return 0;
 }
 
+/* The errno a failed child sent, 0 when none. The child has exited: its end of the pipe is
+ * closed, so the read does not block. */
+static int child_msg_take(struct srv_aof *a)
+{
+    int e = 0;
+    ssize_t n;
+
+    if (a->child_msg_fd < 0) {
+        return 0;
+    }
+    do {
+        n = read(a->child_msg_fd, &e, sizeof(e));
+    } while (n < 0 && errno == EINTR);
+    close(a->child_msg_fd);
+    a->child_msg_fd = -1;
+    return n == (ssize_t)sizeof(e) ? e : 0;
+}
+
 void srv_aof_rewrite_reap(struct srv *s, int block)
 {
     struct srv_aof *a = &s->aof;
     char tmp[64];
-    int status = 0;
+    int status = 0, child_err;
     pid_t r;
     int64_t now;
 
@@ -330,6 +377,7 @@ void srv_aof_rewrite_reap(struct srv *s, int block)
         return;
     }
     now = core_time_unix_ms();
+    child_err = child_msg_take(a);
     snprintf(tmp, sizeof(tmp), "temp-rewriteaof-bg-%ld.aof", (long)a->child_pid);
     a->child_pid = 0;
     a->last_rewrite_time_s = (long long)((now - a->child_start_ms) / 1000);
@@ -339,6 +387,12 @@ void srv_aof_rewrite_reap(struct srv *s, int block)
         a->n_rewrites++;
         a->n_failures = 0;
         a->last_rewrite_ok = 1;
+        if (!a->last_write_ok && core_buf_pending(&a->buf) == 0) {
+            /* a first AOF that could not be written is now complete on disk */
+            core_log(CORE_LOG_WARNING, "AOF write error looks solved, terse can write again.");
+            a->last_write_ok = 1;
+            srv_persist_misconf_sync(s);
+        }
     } else {
         core_log(CORE_LOG_WARNING, "Background AOF rewrite terminated with error");
         unlink_name(s, tmp);
@@ -347,6 +401,13 @@ void srv_aof_rewrite_reap(struct srv *s, int block)
         a->last_try_ms = now;
         if (a->state == SRV_AOF_WAIT_REWRITE) {
             drop_temp_incr(s); /* tried again after AOF_RETRY_DELAY_MS */
+            if (child_err != 0) {
+                /* The AOF just turned on is not on disk: writes acknowledged now would
+                 * be nowhere but in memory. Refused until a first rewrite succeeds. */
+                a->last_write_ok = 0;
+                a->last_write_errno = child_err;
+                srv_persist_misconf_sync(s);
+            }
         }
     }
     srv_feed_consumers_changed(s);
@@ -363,6 +424,7 @@ void srv_aof_rewrite_kill(struct srv *s)
     core_log(CORE_LOG_NOTICE, "Killing running AOF rewrite child: %ld", (long)a->child_pid);
     kill(a->child_pid, SIGKILL);
     (void)waitpid(a->child_pid, NULL, 0);
+    (void)child_msg_take(a);
     snprintf(tmp, sizeof(tmp), "temp-rewriteaof-bg-%ld.aof", (long)a->child_pid);
     unlink_name(s, tmp);
     a->child_pid = 0;

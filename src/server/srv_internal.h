@@ -174,6 +174,7 @@ struct srv_aof {
     struct srv_aof_bio bio;
     /* BGREWRITEAOF */
     pid_t child_pid;               /* the rewrite child, 0 when none */
+    int child_msg_fd;              /* read end of its errno report when it fails, -1: none */
     int64_t child_start_ms;
     long long fork_incr_seq;       /* first incr seq the new base does not cover */
     int scheduled;                 /* aof_rewrite_scheduled */
