@@ -140,8 +140,8 @@ static int save_fg(struct srv *s)
         return CMD_SAVE_BUSY;
     }
     if (save_here(s, now, why, sizeof(why)) != TERSE_OK) {
-        s->persist.last_bgsave_ok = 0;
-        srv_persist_misconf_sync(s);
+        /* As Redis's rdbSave: the caller hears of it (SAVE's -ERR, SHUTDOWN's refusal);
+         * rdb_last_bgsave_status, and so -MISCONF, is about background saves only. */
         return CMD_SAVE_FAILED;
     }
     saved(s, now, s->cmd.dirty);
