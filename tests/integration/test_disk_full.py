@@ -287,7 +287,8 @@ def test_config_set_appendonly_and_bgrewriteaof_on_a_full_disk(
     writes get -MISCONF, as in redis-server. Then (terse only: Redis keeps refusing writes for
     good there) room comes back: BGREWRITEAOF writes the AOF, writes are accepted, and
     everything acknowledged survives kill -9. A disk full again refuses writes, and a rewrite
-    asked for meanwhile is refused without touching the AOF's files."""
+    asked for meanwhile is refused without touching the AOF's files (so is one that cannot
+    write its manifest)."""
     seen = {}
     for kind, binary in binaries(terse_binary, oracle_binary):
         d = disk("256k", kind)
@@ -318,6 +319,11 @@ def test_config_set_appendonly_and_bgrewriteaof_on_a_full_disk(
         os.unlink(filler)
         wait_until(lambda: c.info("persistence")["aof_last_write_status"] == "ok",
                    "the AOF to write again")
+        filler = fill(d)                             # nothing unwritten, but no room for a
+        files = aof_files(d)                         # new manifest: the rewrite cannot start
+        assert call(c, "BGREWRITEAOF").startswith("error: Can't execute an AOF background")
+        assert aof_files(d) == files                 # its new incr file removed again
+        os.unlink(filler)
         s.kill()
         c = spawn(binary, d, aof_args("everysec")).client()
         assert c.mget("a", "b", "c", "g", "h") == [b"1", VALUE * 10, b"3", VALUE * 10, None]
