@@ -100,7 +100,7 @@ static void child_main(struct srv *s, pid_t parent, int msg_fd)
 
 /* WAIT_REWRITE without a rewrite running: the temporary incr file and what the buffer still
  * holds for it are of no use (the next rewrite's base covers them). Their write error stays
- * (writes get -MISCONF, as in Redis) until the next rewrite opens a new file. */
+ * (writes get -MISCONF, as in Redis) until a first rewrite succeeds. */
 static void drop_temp_incr(struct srv *s)
 {
     struct srv_aof *a = &s->aof;
@@ -261,8 +261,9 @@ static uint64_t file_size(struct srv *s, const char *name)
     return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
-/* The child succeeded: the new base and manifest replace the old ones. 0 or -1. */
-static int install(struct srv *s, const char *tmp_base)
+/* The child succeeded: the new base and manifest replace the old ones. 0, or -1 with *err
+ * the errno of what failed. */
+static int install(struct srv *s, const char *tmp_base, int *err)
 {
     struct srv_aof *a = &s->aof;
     struct persist_aof_manifest m;
@@ -286,8 +287,9 @@ static int install(struct srv *s, const char *tmp_base)
     srv_aof_path(s, tmp_base, from, sizeof(from));
     srv_aof_path(s, base, to, sizeof(to));
     if (rc != TERSE_OK || rename(from, to) != 0) {
+        *err = rc != TERSE_OK ? ENOMEM : errno;
         core_log(CORE_LOG_WARNING, "Error moving the rewritten AOF base into place: %s",
-                 rc != TERSE_OK ? "out of memory" : strerror(errno));
+                 strerror(*err));
         persist_aof_manifest_deinit(&m);
         return -1;
     }
@@ -297,8 +299,9 @@ static int install(struct srv *s, const char *tmp_base)
         srv_aof_path(s, tname, from, sizeof(from));
         srv_aof_path(s, incr, to, sizeof(to));
         if (rename(from, to) != 0) {
+            *err = errno;
             core_log(CORE_LOG_WARNING, "Error renaming the temporary AOF incr file: %s",
-                     strerror(errno));
+                     strerror(*err));
             unlink_name(s, base);
             persist_aof_manifest_deinit(&m);
             return -1;
@@ -308,6 +311,7 @@ static int install(struct srv *s, const char *tmp_base)
     struct persist_aof_manifest old = a->man;
     a->man = m;
     if (srv_aof_manifest_persist(s) != 0) {
+        *err = errno;
         a->man = old;
         persist_aof_manifest_deinit(&m);
         unlink_name(s, base);
@@ -363,7 +367,7 @@ void srv_aof_rewrite_reap(struct srv *s, int block)
 {
     struct srv_aof *a = &s->aof;
     char tmp[64];
-    int status = 0, child_err;
+    int status = 0, child_err, install_err = EIO, ok;
     pid_t r;
     int64_t now;
 
@@ -382,7 +386,8 @@ void srv_aof_rewrite_reap(struct srv *s, int block)
     a->child_pid = 0;
     a->last_rewrite_time_s = (long long)((now - a->child_start_ms) / 1000);
     srv_aof_flush(s); /* the new incr file holds everything fed so far */
-    if (r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && install(s, tmp) == 0) {
+    ok = r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (ok && install(s, tmp, &install_err) == 0) {
         core_log(CORE_LOG_NOTICE, "Background AOF rewrite terminated with success");
         a->n_rewrites++;
         a->n_failures = 0;
@@ -401,11 +406,12 @@ void srv_aof_rewrite_reap(struct srv *s, int block)
         a->last_try_ms = now;
         if (a->state == SRV_AOF_WAIT_REWRITE) {
             drop_temp_incr(s); /* tried again after AOF_RETRY_DELAY_MS */
-            if (child_err != 0) {
-                /* The AOF just turned on is not on disk: writes acknowledged now would
-                 * be nowhere but in memory. Refused until a first rewrite succeeds. */
+            if (ok || child_err != 0) {
+                /* A write failed (the child's, or the parent's putting its files in place):
+                 * the AOF just turned on is on disk nowhere, and writes acknowledged now
+                 * would be in memory only. Refused until a first rewrite succeeds. */
                 a->last_write_ok = 0;
-                a->last_write_errno = child_err;
+                a->last_write_errno = ok ? install_err : child_err;
                 srv_persist_misconf_sync(s);
             }
         }
