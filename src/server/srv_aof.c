@@ -326,6 +326,7 @@ int srv_aof_startup(struct srv *s)
 {
     struct srv_aof *a = &s->aof;
     char name[PERSIST_AOF_NAME_CAP], path[AOF_PATH_MAX];
+    size_t n_hist;
     int rc, changed = 0, opened;
 
     if (srv_aof_dir_create(s) != 0 || (rc = srv_aof_manifest_read(s)) < 0) {
@@ -359,28 +360,28 @@ int srv_aof_startup(struct srv *s)
         return -1;
     }
     /* The manifest is written only when it changed: a server restarted on a full disk with
-     * its AOF in place starts (as Redis does) and writes nothing until a client writes. */
-    if ((changed && srv_aof_manifest_persist(s) != 0) || srv_aof_bio_start(&a->bio) != 0) {
+     * its AOF in place starts (as Redis does) and writes nothing until a client writes.
+     * History files go once a manifest without them is on disk; when only they would change
+     * it and it cannot be written (logged), they stay, listed, until a rewrite succeeds. */
+    n_hist = a->man.n_hist;
+    a->man.n_hist = 0;
+    if ((changed || n_hist > 0) && srv_aof_manifest_persist(s) != 0) {
+        a->man.n_hist = n_hist;
+        if (changed) {
+            return -1;
+        }
+        n_hist = 0;
+    }
+    for (size_t i = 0; i < n_hist; i++) {
+        core_log(CORE_LOG_NOTICE, "Removing the history file %s", a->man.hist[i].name);
+        srv_aof_path(s, a->man.hist[i].name, path, sizeof(path));
+        unlink(path);
+    }
+    if (srv_aof_bio_start(&a->bio) != 0) {
         return -1;
     }
     core_log(CORE_LOG_NOTICE, "%s AOF incr file %s on server start",
              opened ? "Opening" : "Creating", a->man.incr[a->man.n_incr - 1].name);
-    if (a->man.n_hist > 0) {
-        /* History files go once a manifest without them is on disk; when it cannot be
-         * written (logged) they stay, listed, until a rewrite succeeds. */
-        struct persist_aof_file *hist = a->man.hist;
-        size_t n_hist = a->man.n_hist;
-        a->man.n_hist = 0;
-        if (srv_aof_manifest_persist(s) == 0) {
-            for (size_t i = 0; i < n_hist; i++) {
-                core_log(CORE_LOG_NOTICE, "Removing the history file %s", hist[i].name);
-                srv_aof_path(s, hist[i].name, path, sizeof(path));
-                unlink(path);
-            }
-        } else {
-            a->man.n_hist = n_hist;
-        }
-    }
     a->base_size = a->man.has_base ? size_of(s, a->man.base.name) : 0;
     a->cur_size = a->base_size;
     for (size_t i = 0; i < a->man.n_incr; i++) {
