@@ -416,8 +416,8 @@ void srv_aof_cron(struct srv *s, int64_t now_ms)
     if (a->child_pid > 0 || srv_child_busy(s)) {
         return;
     }
-    if (a->scheduled || (a->state == SRV_AOF_WAIT_REWRITE &&
-                         now_ms - a->last_try_ms > AOF_RETRY_DELAY_MS)) {
+    if ((a->scheduled && a->last_write_ok) ||
+        (a->state == SRV_AOF_WAIT_REWRITE && now_ms - a->last_try_ms > AOF_RETRY_DELAY_MS)) {
         (void)srv_aof_rewrite_start(s);
         return;
     }

@@ -165,7 +165,7 @@ int srv_aof_rewrite_start(struct srv *s)
 {
     struct srv_aof *a = &s->aof;
     pid_t parent = getpid(), pid;
-    int msg[2] = {-1, -1};
+    int msg[2] = {-1, -1}, was_scheduled;
 
     if (a->child_pid > 0) {
         return CMD_SAVE_BUSY;
@@ -175,6 +175,7 @@ int srv_aof_rewrite_start(struct srv *s)
         a->scheduled = 1;
         return CMD_SAVE_SCHEDULED;
     }
+    was_scheduled = a->scheduled;
     a->scheduled = 0;
     a->last_try_ms = core_time_unix_ms();
     if (srv_aof_dir_create(s) != 0) {
@@ -189,10 +190,12 @@ int srv_aof_rewrite_start(struct srv *s)
     srv_aof_flush(s);
     if (a->state == SRV_AOF_ON && core_buf_pending(&a->buf) > 0) {
         /* Writes from before the fork that the AOF could not write: they belong to the incr
-         * file the new base follows, not to the next one, where they would replay twice. */
+         * file the new base follows, not to the next one, where they would replay twice.
+         * A rewrite cron was to start stays due (it waits for the write error to clear). */
         core_log(CORE_LOG_WARNING, "Can't rewrite append only file in background: the AOF "
                  "can't write its buffer: %s", strerror(a->last_write_errno));
         a->last_rewrite_ok = 0;
+        a->scheduled = was_scheduled;
         return CMD_SAVE_FAILED;
     }
     if (a->state == SRV_AOF_WAIT_REWRITE) {
