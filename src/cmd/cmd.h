@@ -209,6 +209,10 @@ struct cmd_hooks {
     int (*save)(void *srv);                /* SAVE in the foreground: enum cmd_save_result */
     int (*bgsave)(void *srv, int schedule); /* BGSAVE [SCHEDULE]: enum cmd_save_result */
     int64_t (*lastsave)(void *srv);        /* unix seconds of the last successful save */
+    /* FLUSHALL emptied the dataset: a BGSAVE child is killed and, with save points, the
+     * empty dataset saved at once (Redis's flushAllDataAndResetRDB; a failure is logged and
+     * leaves the changes counted for the next save point). */
+    void (*flushall)(void *srv);
     void (*persist_info)(void *srv, struct cmd_persist_info *out); /* INFO persistence */
     /* DEBUG RELOAD: saves (unless nosave), then replaces the dataset by the snapshot's,
      * verified before anything is dropped. Returns 0, or nonzero with errbuf holding the
@@ -368,11 +372,13 @@ struct cmd_settings {
     long long zset_max_listpack_value;   /* zset-max-listpack-value: OBJECT ENCODING */
     long long stream_node_max_entries;   /* stream-node-max-entries: approximate trimming */
     int notify;                /* notify-keyspace-events: CMD_NOTIFY_* bits */
-    /* Writes refused (Redis 7.0's processCommand): misconf is set by server/ while
-     * stop-writes-on-bgsave-error is on, save points exist and the last background save
-     * failed (-MISCONF, PING too); min_replicas_* (min-replicas-to-write, -max-lag) make a
-     * write need that many replicas acknowledging within max_lag seconds (-NOREPLICAS). */
+    /* Writes refused (Redis 7.0's processCommand): misconf (enum cmd_misconf) is set by
+     * server/ while writes cannot be made durable: -MISCONF to writes, PING and may-write
+     * scripts, with misconf_errno (the AOF's failed write or fsync) in the AOF's text;
+     * min_replicas_* (min-replicas-to-write, -max-lag) make a write need that many replicas
+     * acknowledging within max_lag seconds (-NOREPLICAS). */
     int misconf;
+    int misconf_errno;
     long long min_replicas_to_write, min_replicas_max_lag;
     int replica;               /* a replica: maxmemory evicts nothing (its master's DELs do) */
     int replica_ro;            /* a read-only replica: clients' writes get -READONLY */
@@ -381,6 +387,16 @@ struct cmd_settings {
     long long busy_reply_threshold_ms; /* busy-reply-threshold (lua-time-limit); 0: none */
     char run_id[41];           /* 40 hex chars, random per process start */
 };
+
+/* Why writes are refused with -MISCONF (Redis 7.0's writeCommandsDeniedByDiskError, in its
+ * order: the snapshot's reason first). */
+enum cmd_misconf {
+    CMD_MISCONF_NONE = 0,
+    CMD_MISCONF_RDB = 1, /* stop-writes-on-bgsave-error, save points, the last bgsave failed */
+    CMD_MISCONF_AOF = 2  /* the AOF is on and its last write or background fsync failed */
+};
+
+#define CMD_MISCONF_TEXT_CAP 160 /* "-MISCONF ...AOF...: <strerror>" */
 
 #define CMD_ERRSTATS_MAX 128 /* error codes INFO errorstats keeps apart (Redis's limit) */
 #define CMD_ERRCODE_MAX 32   /* longest code kept; a longer one is cut */
@@ -455,6 +471,8 @@ struct cmd_server {
     const struct cmd_def **htab;  /* the same commands by name hash (cmd_lookup); owned, from
                                      alloc, htab_mask + 1 slots */
     size_t htab_mask;
+    /* The -MISCONF text of the AOF's reason, with its '-' (cmd_misconf_text writes it). */
+    char misconf_text[CMD_MISCONF_TEXT_CAP];
     /* Scratch space for decoding and encoding values. Owned here, grown with alloc, reused
      * across commands, freed by cmd_server_deinit. */
     uint8_t *scratch;

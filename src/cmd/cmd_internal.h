@@ -48,6 +48,12 @@ void cmd_feed_trim(struct cmd_server *srv, size_t keep);
 /* cmd_conn.c: 1 when d is PING's row (refused like a write under MISCONF, as in Redis). */
 int cmd_conn_is_ping(const struct cmd_def *d);
 
+/* cmd_table.c: the -MISCONF error of settings.misconf, with its leading '-' (Redis's text
+ * for the snapshot, "Errors writing to the AOF file: <strerror>" for the AOF); NULL when
+ * writes are not refused. Points to a constant or to srv->misconf_text, rewritten by the
+ * next call. */
+const char *cmd_misconf_text(struct cmd_server *srv);
+
 /* cmd_repl.c: 1 when d is REPLCONF's row (the one command a replica's connection runs). */
 int cmd_repl_is_replconf(const struct cmd_def *d);
 /* min-replicas-to-write: 1 when a write may go (not asked for, a replica, or enough online

@@ -325,6 +325,9 @@ static void keys_flushall(struct cmd_call *c)
         return;
     }
     store_flushall(cmd_keys_all_shard(c));
+    if (c->srv->hooks.flushall != NULL && !(c->cl->flags & CMD_CLIENT_MUST_OBEY)) {
+        c->srv->hooks.flushall(c->srv->hooks.srv); /* not while the AOF replays */
+    }
     c->feed |= CMD_FEED_FORCE;
     resp_write_ok(c->out);
 }

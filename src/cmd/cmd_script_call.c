@@ -74,6 +74,12 @@ static const char *check(struct cmd_script *e, const struct cmd_def *d, size_t a
         (d->flags & CMD_DENYOOM)) {
         return "-" CMD_ERR_OOM;
     }
+    if ((d->flags & CMD_WRITE) && srv->settings.misconf != CMD_MISCONF_NONE &&
+        !(e->run & CMD_SCRIPT_RUN_DIRTY) &&
+        !(e->caller->cl->flags & (CMD_CLIENT_MASTER | CMD_CLIENT_MUST_OBEY))) {
+        /* Once the script wrote, it is not failed half way (Redis's SCRIPT_WRITE_DIRTY). */
+        return cmd_misconf_text(srv);
+    }
     if ((d->flags & CMD_WRITE) && !cmd_repl_enough_replicas(srv)) {
         return "-" CMD_ERR_NOREPLICAS;
     }

@@ -195,6 +195,24 @@ int cmd_script_admit_or_reply(struct cmd_call *c, unsigned flags, int ro, unsign
                                                    : CMD_ERR_OOM);
         return -1;
     }
+    if (!(flags & CMD_SCRIPT_NO_WRITES) && c->srv->settings.misconf != CMD_MISCONF_NONE &&
+        !(c->cl->flags & (CMD_CLIENT_MASTER | CMD_CLIENT_MUST_OBEY))) {
+        /* Writes cannot be made durable: refused as a write (processCommand's -MISCONF); in
+         * a transaction, with the script engine's own text. */
+        if (!(c->mode & CMD_CALL_EXEC)) {
+            cmd_reply_err(c, cmd_misconf_text(c->srv) + 1);
+        } else if (c->srv->settings.misconf == CMD_MISCONF_RDB) {
+            cmd_reply_err(c, "MISCONF Redis is configured to save RDB snapshots, but it's "
+                             "currently unable to persist to disk. Writable scripts are "
+                             "blocked. Use 'no-writes' flag for read only scripts.");
+        } else {
+            resp_write_errorf(c->out, "MISCONF Redis is configured to persist data to AOF, but "
+                              "it's currently unable to persist to disk. Writable scripts are "
+                              "blocked. Use 'no-writes' flag for read only scripts. AOF error: "
+                              "%s", strerror(c->srv->settings.misconf_errno));
+        }
+        return -1;
+    }
     if (!(flags & CMD_SCRIPT_NO_WRITES) && !cmd_repl_enough_replicas(c->srv)) {
         /* A script that may write counts as a write (Redis 7.0's getCommandFlags). */
         cmd_reply_err(c, CMD_ERR_NOREPLICAS);

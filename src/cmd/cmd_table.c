@@ -385,6 +385,20 @@ static void refuse(struct cmd_call *c, const struct cmd_def *d, const char *msg)
     }
 }
 
+const char *cmd_misconf_text(struct cmd_server *srv)
+{
+    if (srv->settings.misconf == CMD_MISCONF_RDB) {
+        return "-" CMD_ERR_MISCONF;
+    }
+    if (srv->settings.misconf == CMD_MISCONF_AOF) {
+        snprintf(srv->misconf_text, sizeof(srv->misconf_text),
+                 "-MISCONF Errors writing to the AOF file: %s",
+                 strerror(srv->settings.misconf_errno));
+        return srv->misconf_text;
+    }
+    return NULL;
+}
+
 /* Redis's refusals of a write (MISCONF, NOREPLICAS), after the memory check as in Redis 7.0's
  * processCommand: 1 when d was refused (replied). EXEC counts as a write when it queued one. */
 static int writes_denied(struct cmd_call *c, const struct cmd_def *d)
@@ -395,7 +409,7 @@ static int writes_denied(struct cmd_call *c, const struct cmd_def *d)
                     (c->cl->mq.flags & CMD_WRITE));
 
     if (srv->settings.misconf && (is_write || cmd_conn_is_ping(d))) {
-        refuse(c, d, CMD_ERR_MISCONF);
+        refuse(c, d, cmd_misconf_text(srv) + 1);
         return 1;
     }
     if (is_write && !cmd_repl_enough_replicas(srv)) {

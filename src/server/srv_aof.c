@@ -14,9 +14,17 @@
  * Redis's does); everysec, once a second from cron through the background thread
  * (srv_aof_bio.c), so the loop never waits for the disk; an fsync still running then is not
  * queued twice (aof_delayed_fsync counts those); no, never (the kernel decides).
- * A failed write keeps the unwritten bytes and retries at the next flush; INFO shows
- * aof_last_write_status:err meanwhile. (Redis also refuses writes with -MISCONF then; terse
- * does not yet.)
+ *
+ * A write that fails, as Redis 7.0's flushAppendOnlyFile handles it: the bytes of a short
+ * write are cut off again (ftruncate to the size before it), so the file ends with a whole
+ * command. Under appendfsync always the process then exits (so does a failed fsync): the
+ * replies of those writes are in the clients' buffers and the writes cannot be undone, so
+ * none of them may go out. Under everysec and no the bytes stay in the buffer and every
+ * later flush retries them; meanwhile aof_last_write_status is err and writes (and PING) get
+ * "-MISCONF Errors writing to the AOF file: <strerror>" (srv_persist_misconf_sync), so at most
+ * the writes of the failed flush are acknowledged and not on disk. The first write that goes
+ * through clears it. A failed background fsync (srv_aof_bio.c) refuses writes the same way
+ * until one succeeds.
  *
  * Startup with appendonly yes loads the AOF instead of the snapshot (srv_aof_load.c), as
  * Redis does, and creates an empty one (a base and an incr file) when there is none.
@@ -24,6 +32,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -38,6 +48,8 @@
 #define AOF_FSYNC_PERIOD_MS 1000
 #define AOF_RETRY_DELAY_MS 5000 /* a failed rewrite of WAIT_REWRITE is tried again after this */
 #define AOF_BUF_KEEP (1024 * 1024) /* a write buffer above this is freed once empty */
+#define AOF_WRITE_ERR_LOG_MS 30000 /* a write that keeps failing is logged this often (Redis's
+                                      AOF_WRITE_LOG_ERROR_RATE) */
 
 int srv_child_busy(const struct srv *s)
 {
@@ -64,42 +76,125 @@ void srv_aof_feed(struct srv *s, const uint8_t *p, size_t len)
     }
 }
 
-void srv_aof_flush(struct srv *s)
+int srv_aof_write_err(const struct srv *s)
+{
+    const struct srv_aof *a = &s->aof;
+
+    if (a->state == SRV_AOF_OFF) {
+        return 0;
+    }
+    return !a->last_write_ok ? a->last_write_errno : a->bio_err;
+}
+
+/* The background fsync's status moved: writes are refused or accepted again. */
+static void bio_err_poll(struct srv *s)
 {
     struct srv_aof *a = &s->aof;
-    size_t n = core_buf_pending(&a->buf);
+    int e = srv_aof_bio_err(&a->bio);
 
-    if (n == 0 || a->fd < 0) {
-        return;
+    if (e != a->bio_err) {
+        a->bio_err = e;
+        srv_persist_misconf_sync(s);
     }
-    while (n > 0) {
-        ssize_t w = write(a->fd, a->buf.p + a->buf.off, n);
+}
+
+/* write(2) until all n bytes are in or it fails. The bytes written; *err: the errno (0). */
+static size_t write_all(int fd, const uint8_t *p, size_t n, int *err)
+{
+    size_t done = 0;
+
+    *err = 0;
+    while (done < n) {
+        ssize_t w = write(fd, p + done, n - done);
         if (w < 0 && errno == EINTR) {
             continue;
         }
         if (w <= 0) {
-            if (!a->write_err_logged) {
-                core_log(CORE_LOG_WARNING, "Error writing to the AOF file: %s",
-                         w < 0 ? strerror(errno) : "short write");
-                a->write_err_logged = 1;
-            }
-            a->last_write_ok = 0;
-            return; /* the rest stays buffered; the next flush tries again */
+            *err = w < 0 ? errno : ENOSPC;
+            break;
         }
-        core_buf_consume(&a->buf, (size_t)w);
-        a->incr_size += (uint64_t)w;
-        a->cur_size += (uint64_t)w;
-        n -= (size_t)w;
+        done += (size_t)w;
     }
-    if (a->write_err_logged) {
-        core_log(CORE_LOG_WARNING, "AOF write error looks solved, the AOF can write again.");
-        a->write_err_logged = 0;
+    return done;
+}
+
+/* n bytes were to be written, done were: undo a partial write, then exit (always) or keep the
+ * rest for the next flush and refuse writes meanwhile. */
+static void write_failed(struct srv *s, size_t n, size_t done, int err)
+{
+    struct srv_aof *a = &s->aof;
+    int64_t now = core_time_unix_ms();
+    int can_log = now - a->write_err_log_ms > AOF_WRITE_ERR_LOG_MS;
+
+    if (can_log) {
+        a->write_err_log_ms = now;
     }
-    a->last_write_ok = 1;
-    core_buf_compact(&a->buf);
-    if (s->cfg.appendfsync == CORE_FSYNC_ALWAYS && fdatasync(a->fd) != 0) {
-        core_log(CORE_LOG_WARNING, "Fail to fsync the AOF file: %s", strerror(errno));
+    if (done == 0) {
+        if (can_log) {
+            core_log(CORE_LOG_WARNING, "Error writing to the AOF file: %s", strerror(err));
+        }
+    } else {
+        if (can_log) {
+            core_log(CORE_LOG_WARNING, "Short write while writing to the AOF file: "
+                     "(nwritten=%zu, expected=%zu)", done, n);
+        }
+        if (ftruncate(a->fd, (off_t)a->incr_size) != 0) {
+            if (can_log) {
+                core_log(CORE_LOG_WARNING, "Could not remove short write from the "
+                         "append-only file.  terse may refuse to load the AOF the next time "
+                         "it starts.  ftruncate: %s", strerror(errno));
+            }
+        } else {
+            done = 0; /* the file is as it was before this write */
+        }
+        err = ENOSPC;
+    }
+    if (s->cfg.appendfsync == CORE_FSYNC_ALWAYS) {
+        core_log(CORE_LOG_WARNING, "Can't recover from AOF write error when the AOF fsync "
+                 "policy is 'always'. Exiting...");
+        exit(1);
+    }
+    if (done > 0) {
+        /* a torn command stays in the file: the rest must follow it */
+        core_buf_consume(&a->buf, done);
+        a->incr_size += (uint64_t)done;
+        a->cur_size += (uint64_t)done;
+    }
+    a->last_write_errno = err;
+    if (a->last_write_ok) {
         a->last_write_ok = 0;
+        srv_persist_misconf_sync(s);
+    }
+}
+
+void srv_aof_flush(struct srv *s)
+{
+    struct srv_aof *a = &s->aof;
+    size_t n = core_buf_pending(&a->buf), done;
+    int err;
+
+    bio_err_poll(s);
+    if (n == 0 || a->fd < 0) {
+        return;
+    }
+    done = write_all(a->fd, a->buf.p + a->buf.off, n, &err);
+    if (done < n) {
+        write_failed(s, n, done, err);
+        return;
+    }
+    core_buf_consume(&a->buf, n);
+    a->incr_size += (uint64_t)n;
+    a->cur_size += (uint64_t)n;
+    core_buf_compact(&a->buf);
+    if (!a->last_write_ok) {
+        core_log(CORE_LOG_WARNING, "AOF write error looks solved, terse can write again.");
+        a->last_write_ok = 1;
+        srv_persist_misconf_sync(s);
+    }
+    if (s->cfg.appendfsync == CORE_FSYNC_ALWAYS && fdatasync(a->fd) != 0) {
+        core_log(CORE_LOG_WARNING, "Can't persist AOF for fsync error when the AOF fsync "
+                 "policy is 'always': %s. Exiting...", strerror(errno));
+        exit(1);
     }
 }
 
@@ -129,6 +224,17 @@ static int start(struct srv *s)
         core_log(CORE_LOG_WARNING, "AOF was enabled but there is already another background "
                  "operation. An AOF background was scheduled to start when possible.");
     }
+    /* A new AOF: the errors of the one turned off no longer refuse writes. */
+    if (srv_aof_bio_err(&a->bio) != 0) {
+        core_log(CORE_LOG_WARNING, "AOF reopen, just ignore the AOF fsync error in bio job");
+        srv_aof_bio_err_reset(&a->bio);
+        a->bio_err = 0;
+    }
+    if (!a->last_write_ok) {
+        core_log(CORE_LOG_WARNING, "AOF reopen, just ignore the last error.");
+        a->last_write_ok = 1;
+    }
+    srv_persist_misconf_sync(s);
     return 0;
 }
 
@@ -156,6 +262,7 @@ static void stop(struct srv *s)
     a->state = SRV_AOF_OFF;
     a->scheduled = 0;
     srv_feed_consumers_changed(s);
+    srv_persist_misconf_sync(s); /* an AOF that is off refuses nothing */
 }
 
 int srv_aof_config_changed(struct srv *s, char *errbuf, size_t cap)
@@ -219,7 +326,8 @@ int srv_aof_startup(struct srv *s)
 {
     struct srv_aof *a = &s->aof;
     char name[PERSIST_AOF_NAME_CAP], path[AOF_PATH_MAX];
-    int rc;
+    size_t n_hist;
+    int rc, changed = 0, opened;
 
     if (srv_aof_dir_create(s) != 0 || (rc = srv_aof_manifest_read(s)) < 0) {
         return -1;
@@ -228,17 +336,21 @@ int srv_aof_startup(struct srv *s)
     if (rc == 0 && srv_aof_load(s) < 0) {
         return -1;
     }
-    if (!a->man.has_base && a->man.n_incr == 0 && create_base(s) != 0) {
-        return -1;
+    if (!a->man.has_base && a->man.n_incr == 0) {
+        if (create_base(s) != 0) {
+            return -1;
+        }
+        changed = 1;
     }
-    if (a->man.n_incr == 0) {
+    opened = a->man.n_incr > 0;
+    if (!opened) {
         snprintf(name, sizeof(name), "%s.%lld.incr.aof", s->cfg.appendfilename,
                  a->man.incr_seq + 1);
         if (persist_aof_manifest_add(&a->man, PERSIST_AOF_INCR, name, a->man.incr_seq + 1) !=
             TERSE_OK) {
             return -1;
         }
-        core_log(CORE_LOG_NOTICE, "Creating AOF incr file %s on server start", name);
+        changed = 1;
     }
     srv_aof_path(s, a->man.incr[a->man.n_incr - 1].name, path, sizeof(path));
     a->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -247,14 +359,29 @@ int srv_aof_startup(struct srv *s)
                  strerror(errno));
         return -1;
     }
-    for (size_t i = 0; i < a->man.n_hist; i++) {
+    /* The manifest is written only when it changed: a server restarted on a full disk with
+     * its AOF in place starts (as Redis does) and writes nothing until a client writes.
+     * History files go once a manifest without them is on disk; when only they would change
+     * it and it cannot be written (logged), they stay, listed, until a rewrite succeeds. */
+    n_hist = a->man.n_hist;
+    a->man.n_hist = 0;
+    if ((changed || n_hist > 0) && srv_aof_manifest_persist(s) != 0) {
+        a->man.n_hist = n_hist;
+        if (changed) {
+            return -1;
+        }
+        n_hist = 0;
+    }
+    for (size_t i = 0; i < n_hist; i++) {
+        core_log(CORE_LOG_NOTICE, "Removing the history file %s", a->man.hist[i].name);
         srv_aof_path(s, a->man.hist[i].name, path, sizeof(path));
         unlink(path);
     }
-    a->man.n_hist = 0;
-    if (srv_aof_manifest_persist(s) != 0 || srv_aof_bio_start(&a->bio) != 0) {
+    if (srv_aof_bio_start(&a->bio) != 0) {
         return -1;
     }
+    core_log(CORE_LOG_NOTICE, "%s AOF incr file %s on server start",
+             opened ? "Opening" : "Creating", a->man.incr[a->man.n_incr - 1].name);
     a->base_size = a->man.has_base ? size_of(s, a->man.base.name) : 0;
     a->cur_size = a->base_size;
     for (size_t i = 0; i < a->man.n_incr; i++) {
@@ -274,10 +401,6 @@ void srv_aof_cron(struct srv *s, int64_t now_ms)
 
     srv_aof_rewrite_reap(s, 0);
     srv_aof_flush(s);
-    if (srv_aof_bio_failed(&a->bio)) {
-        core_log(CORE_LOG_WARNING, "Fail to fsync the AOF file in the background");
-        a->last_write_ok = 0;
-    }
     if (a->fd >= 0 && s->cfg.appendfsync == CORE_FSYNC_EVERYSEC &&
         now_ms - a->last_fsync_ms >= AOF_FSYNC_PERIOD_MS) {
         if (srv_aof_bio_pending(&a->bio) > 0) {
@@ -293,12 +416,12 @@ void srv_aof_cron(struct srv *s, int64_t now_ms)
     if (a->child_pid > 0 || srv_child_busy(s)) {
         return;
     }
-    if (a->scheduled || (a->state == SRV_AOF_WAIT_REWRITE &&
-                         now_ms - a->last_try_ms > AOF_RETRY_DELAY_MS)) {
+    if ((a->scheduled && a->last_write_ok) ||
+        (a->state == SRV_AOF_WAIT_REWRITE && now_ms - a->last_try_ms > AOF_RETRY_DELAY_MS)) {
         (void)srv_aof_rewrite_start(s);
         return;
     }
-    if (a->state == SRV_AOF_ON && s->cfg.auto_aof_rewrite_percentage > 0 &&
+    if (a->state == SRV_AOF_ON && a->last_write_ok && s->cfg.auto_aof_rewrite_percentage > 0 &&
         a->cur_size > s->cfg.auto_aof_rewrite_min_size &&
         now_ms - a->last_try_ms > AOF_RETRY_DELAY_MS) {
         uint64_t base = a->base_size > 0 ? a->base_size : 1;
@@ -324,7 +447,7 @@ void srv_aof_info(struct srv *s, struct cmd_persist_info *out)
     out->aof_last_bgrewrite_ok = a->last_rewrite_ok;
     out->aof_rewrites = a->n_rewrites;
     out->aof_rewrites_consecutive_failures = a->n_failures;
-    out->aof_last_write_ok = a->last_write_ok;
+    out->aof_last_write_ok = a->last_write_ok && srv_aof_bio_err(&a->bio) == 0;
     out->aof_current_size = a->cur_size;
     out->aof_base_size = a->base_size;
     out->aof_buffer_length = core_buf_pending(&a->buf);
@@ -342,7 +465,9 @@ void srv_aof_init(struct srv *s)
     struct srv_aof *a = &s->aof;
 
     memset(a, 0, sizeof(*a));
+    atomic_init(&a->bio.err, 0);
     a->fd = -1;
+    a->child_msg_fd = -1;
     a->last_write_ok = 1;
     a->last_rewrite_ok = 1;
     a->last_rewrite_time_s = -1;

@@ -5,16 +5,43 @@
  * A job is fsync(fd), or fsync(fd) then close(fd) (an incr file replaced by a rewrite: the
  * close of a file with dirty pages can block too).
  *
- * The ring of jobs, busy, stop and failed are guarded by mu; the thread sleeps on cv. A full
- * ring (SRV_AOF_BIO_JOBS jobs: a disk far behind) makes the caller run the job itself: slow,
- * never lost. Nothing here allocates.
+ * The ring of jobs, busy and stop are guarded by mu; the thread sleeps on cv. A full ring
+ * (SRV_AOF_BIO_JOBS jobs: a disk far behind) makes the caller run the job itself: slow, never
+ * lost. Nothing here allocates.
+ *
+ * A failed fsync of the file being appended is Redis's aof_bio_fsync_status: its errno goes
+ * to err (logged when it was 0), and the next fsync that succeeds clears it; the loop reads it
+ * (srv_aof.c) and refuses writes with -MISCONF meanwhile. EBADF and EINVAL are not failures
+ * (the fd was closed, or is no file). The fsync before a close (an incr file a rewrite
+ * replaced) is best effort and leaves err alone, as Redis's close job does.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/core_log.h"
 #include "server/srv_internal.h"
+
+/* One job, on the thread or in the caller's when the ring is full. */
+static void run_job(struct srv_aof_bio *b, int fd, int close_after)
+{
+    int rc = fdatasync(fd);
+    int e = rc != 0 ? errno : 0;
+
+    if (close_after) {
+        close(fd);
+        return;
+    }
+    if (e == EBADF || e == EINVAL) {
+        return;
+    }
+    if (e != 0 && atomic_exchange(&b->err, e) == 0) {
+        core_log(CORE_LOG_WARNING, "Fail to fsync the AOF file: %s", strerror(e));
+    } else if (e == 0) {
+        atomic_store(&b->err, 0);
+    }
+}
 
 static void *bio_main(void *arg)
 {
@@ -33,16 +60,9 @@ static void *bio_main(void *arg)
         b->n--;
         b->busy = 1;
         pthread_mutex_unlock(&b->mu);
-        int rc = fdatasync(fd);
-        int err = errno;
-        if (close_after) {
-            close(fd);
-        }
+        run_job(b, fd, close_after);
         pthread_mutex_lock(&b->mu);
         b->busy = 0;
-        if (rc != 0 && err != EINVAL && err != EBADF) {
-            b->failed = 1;
-        }
         pthread_cond_broadcast(&b->cv);
     }
     pthread_mutex_unlock(&b->mu);
@@ -55,7 +75,7 @@ int srv_aof_bio_start(struct srv_aof_bio *b)
         return 0;
     }
     b->head = b->n = 0;
-    b->busy = b->stop = b->failed = 0;
+    b->busy = b->stop = 0;
     if (pthread_mutex_init(&b->mu, NULL) != 0) {
         return -1;
     }
@@ -102,12 +122,7 @@ void srv_aof_bio_fsync(struct srv_aof_bio *b, int fd, int close_after)
         }
         pthread_mutex_unlock(&b->mu);
     }
-    if (fdatasync(fd) != 0 && errno != EINVAL) {
-        core_log(CORE_LOG_WARNING, "Fail to fsync the AOF file: %s", strerror(errno));
-    }
-    if (close_after) {
-        close(fd);
-    }
+    run_job(b, fd, close_after);
 }
 
 size_t srv_aof_bio_pending(struct srv_aof_bio *b)
@@ -123,16 +138,12 @@ size_t srv_aof_bio_pending(struct srv_aof_bio *b)
     return n;
 }
 
-int srv_aof_bio_failed(struct srv_aof_bio *b)
+int srv_aof_bio_err(struct srv_aof_bio *b)
 {
-    int f;
+    return atomic_load_explicit(&b->err, memory_order_relaxed);
+}
 
-    if (!b->started) {
-        return 0;
-    }
-    pthread_mutex_lock(&b->mu);
-    f = b->failed;
-    b->failed = 0;
-    pthread_mutex_unlock(&b->mu);
-    return f;
+void srv_aof_bio_err_reset(struct srv_aof_bio *b)
+{
+    atomic_store(&b->err, 0);
 }

@@ -120,7 +120,7 @@ int srv_aof_manifest_persist(struct srv *s)
     char name[PERSIST_AOF_NAME_CAP + 16], path[AOF_PATH_MAX], tmp[AOF_PATH_MAX];
     size_t cap = persist_aof_manifest_size(&s->aof.man) + 1, n, off = 0;
     char *text = core_alloc(cap);
-    int fd, ok = 0;
+    int fd, ok = 0, e;
 
     if (text == NULL) {
         core_log(CORE_LOG_WARNING, "Out of memory writing the AOF manifest");
@@ -139,18 +139,28 @@ int srv_aof_manifest_persist(struct srv *s)
                 continue;
             }
             if (w <= 0) {
+                if (w == 0) {
+                    errno = ENOSPC;
+                }
                 break;
             }
             off += (size_t)w;
         }
         ok = off == n && fsync(fd) == 0;
-        ok = close(fd) == 0 && ok;
+        e = errno;
+        if (close(fd) != 0 && ok) {
+            ok = 0;
+            e = errno;
+        }
+        errno = e;
     }
     core_free(text);
     if (!ok || rename(tmp, path) != 0) {
+        e = errno;
         core_log(CORE_LOG_WARNING, "Error trying to write the AOF manifest file %s: %s", path,
-                 strerror(errno));
+                 strerror(e));
         unlink(tmp);
+        errno = e; /* the caller's to report */
         return -1;
     }
     srv_aof_dir_fsync(s);

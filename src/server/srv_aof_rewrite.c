@@ -19,6 +19,12 @@
  *
  * One child at a time, of any kind: a rewrite asked for while BGSAVE or a replication sync
  * runs is scheduled and started by cron once it ended.
+ *
+ * Write errors (a full disk): a rewrite does not start while the AOF holds writes it could not
+ * write (they precede the fork: the new base has them, and the next incr file would replay
+ * them again). A child that fails sends its errno through a pipe; when it was the first
+ * rewrite of an AOF just turned on, that AOF is on disk nowhere, so writes get -MISCONF with
+ * that errno until a first rewrite succeeds (retried every AOF_RETRY_DELAY_MS).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,32 +57,64 @@ static void temp_incr_name(const struct srv *s, char *out, size_t cap)
 
 /* ---- the child ---------------------------------------------------------------------------- */
 
-static void child_main(struct srv *s, pid_t parent)
+/* The child failed with errno e: it tells the parent through msg_fd (one int into an empty
+ * pipe: never blocks) and exits 1. */
+static void child_fail(int msg_fd, int e)
+{
+    if (msg_fd >= 0) {
+        ssize_t n = write(msg_fd, &e, sizeof(e));
+        (void)n;
+    }
+    _exit(1);
+}
+
+static void child_main(struct srv *s, pid_t parent, int msg_fd)
 {
     char name[64], path[AOF_PATH_MAX];
     struct persist_error err;
-    int fd, rc;
+    int fd, rc, e;
 
     srv_child_enter(s, parent);
     snprintf(name, sizeof(name), "temp-rewriteaof-bg-%ld.aof", (long)getpid());
     srv_aof_path(s, name, path, sizeof(path));
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
+        e = errno;
         core_log(CORE_LOG_WARNING, "Opening the temp file for AOF rewrite %s: %s", path,
-                 strerror(errno));
-        _exit(1);
+                 strerror(e));
+        child_fail(msg_fd, e);
     }
+    errno = 0;
     rc = persist_rdb_save_fd(s->shard, s->codec, fd, core_time_unix_ms(),
                              s->cmd.hooks.mem_used(s), NULL, NULL, NULL, &err);
     if (rc != TERSE_OK || fsync(fd) != 0 || close(fd) != 0) {
-        core_log(CORE_LOG_WARNING, "Write error writing append only file on disk: %s",
-                 rc != TERSE_OK ? err.reason : strerror(errno));
-        _exit(1);
+        e = errno != 0 ? errno : EIO; /* the failed write's, when the writer kept it */
+        core_log(CORE_LOG_WARNING, "Write error writing append only file on disk: %s (%s)",
+                 rc != TERSE_OK ? err.reason : "fsync", strerror(e));
+        child_fail(msg_fd, e);
     }
     _exit(0);
 }
 
 /* ---- start -------------------------------------------------------------------------------- */
+
+/* WAIT_REWRITE without a rewrite running: the temporary incr file and what the buffer still
+ * holds for it are of no use (the next rewrite's base covers them). Their write error stays
+ * (writes get -MISCONF, as in Redis) until a first rewrite succeeds. */
+static void drop_temp_incr(struct srv *s)
+{
+    struct srv_aof *a = &s->aof;
+    char name[PERSIST_AOF_NAME_CAP], path[AOF_PATH_MAX];
+
+    core_buf_consume(&a->buf, core_buf_pending(&a->buf));
+    if (a->fd >= 0) {
+        close(a->fd);
+        a->fd = -1;
+        temp_incr_name(s, name, sizeof(name));
+        srv_aof_path(s, name, path, sizeof(path));
+        unlink(path);
+    }
+}
 
 /* Opens the incr file writes go to from the fork on. 0 or -1 (logged, nothing changed). */
 static int open_next_incr(struct srv *s)
@@ -127,6 +165,7 @@ int srv_aof_rewrite_start(struct srv *s)
 {
     struct srv_aof *a = &s->aof;
     pid_t parent = getpid(), pid;
+    int msg[2] = {-1, -1}, was_scheduled;
 
     if (a->child_pid > 0) {
         return CMD_SAVE_BUSY;
@@ -136,6 +175,7 @@ int srv_aof_rewrite_start(struct srv *s)
         a->scheduled = 1;
         return CMD_SAVE_SCHEDULED;
     }
+    was_scheduled = a->scheduled;
     a->scheduled = 0;
     a->last_try_ms = core_time_unix_ms();
     if (srv_aof_dir_create(s) != 0) {
@@ -148,8 +188,25 @@ int srv_aof_rewrite_start(struct srv *s)
         a->man_loaded = 1;
     }
     srv_aof_flush(s);
-    if (open_next_incr(s) != 0) {
+    if (a->state == SRV_AOF_ON && core_buf_pending(&a->buf) > 0) {
+        /* Writes from before the fork that the AOF could not write: they belong to the incr
+         * file the new base follows, not to the next one, where they would replay twice.
+         * A rewrite cron was to start stays due (it waits for the write error to clear). */
+        core_log(CORE_LOG_WARNING, "Can't rewrite append only file in background: the AOF "
+                 "can't write its buffer: %s", strerror(a->last_write_errno));
+        a->last_rewrite_ok = 0;
+        a->scheduled = was_scheduled;
         return CMD_SAVE_FAILED;
+    }
+    if (a->state == SRV_AOF_WAIT_REWRITE) {
+        drop_temp_incr(s);
+    }
+    if (open_next_incr(s) != 0) {
+        a->last_rewrite_ok = 0;
+        return CMD_SAVE_FAILED;
+    }
+    if (pipe2(msg, O_CLOEXEC) != 0) {
+        msg[0] = msg[1] = -1; /* the rewrite still runs; only the child's errno is lost */
     }
     pid = fork();
     if (pid < 0) {
@@ -157,11 +214,22 @@ int srv_aof_rewrite_start(struct srv *s)
                  strerror(errno));
         a->n_failures++;
         a->last_rewrite_ok = 0;
+        if (msg[0] >= 0) {
+            close(msg[0]);
+            close(msg[1]);
+        }
         return CMD_SAVE_FAILED;
     }
     if (pid == 0) {
-        child_main(s, parent);
+        if (msg[0] >= 0) {
+            close(msg[0]);
+        }
+        child_main(s, parent, msg[1]);
     }
+    if (msg[1] >= 0) {
+        close(msg[1]);
+    }
+    a->child_msg_fd = msg[0];
     a->child_pid = pid;
     a->child_start_ms = a->last_try_ms;
     core_log(CORE_LOG_NOTICE, "Background append only file rewriting started by pid %ld",
@@ -196,8 +264,9 @@ static uint64_t file_size(struct srv *s, const char *name)
     return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
-/* The child succeeded: the new base and manifest replace the old ones. 0 or -1. */
-static int install(struct srv *s, const char *tmp_base)
+/* The child succeeded: the new base and manifest replace the old ones. 0, or -1 with *err
+ * the errno of what failed. */
+static int install(struct srv *s, const char *tmp_base, int *err)
 {
     struct srv_aof *a = &s->aof;
     struct persist_aof_manifest m;
@@ -221,8 +290,9 @@ static int install(struct srv *s, const char *tmp_base)
     srv_aof_path(s, tmp_base, from, sizeof(from));
     srv_aof_path(s, base, to, sizeof(to));
     if (rc != TERSE_OK || rename(from, to) != 0) {
+        *err = rc != TERSE_OK ? ENOMEM : errno;
         core_log(CORE_LOG_WARNING, "Error moving the rewritten AOF base into place: %s",
-                 rc != TERSE_OK ? "out of memory" : strerror(errno));
+                 strerror(*err));
         persist_aof_manifest_deinit(&m);
         return -1;
     }
@@ -232,8 +302,9 @@ static int install(struct srv *s, const char *tmp_base)
         srv_aof_path(s, tname, from, sizeof(from));
         srv_aof_path(s, incr, to, sizeof(to));
         if (rename(from, to) != 0) {
+            *err = errno;
             core_log(CORE_LOG_WARNING, "Error renaming the temporary AOF incr file: %s",
-                     strerror(errno));
+                     strerror(*err));
             unlink_name(s, base);
             persist_aof_manifest_deinit(&m);
             return -1;
@@ -243,9 +314,13 @@ static int install(struct srv *s, const char *tmp_base)
     struct persist_aof_manifest old = a->man;
     a->man = m;
     if (srv_aof_manifest_persist(s) != 0) {
+        *err = errno;
         a->man = old;
         persist_aof_manifest_deinit(&m);
         unlink_name(s, base);
+        if (a->state == SRV_AOF_WAIT_REWRITE) {
+            unlink_name(s, incr); /* in no manifest: the caller drops it as the temp file */
+        }
         return -1;
     }
     if (old.has_base) {
@@ -273,11 +348,29 @@ static int install(struct srv *s, const char *tmp_base)
     return 0;
 }
 
+/* The errno a failed child sent, 0 when none. The child has exited: its end of the pipe is
+ * closed, so the read does not block. */
+static int child_msg_take(struct srv_aof *a)
+{
+    int e = 0;
+    ssize_t n;
+
+    if (a->child_msg_fd < 0) {
+        return 0;
+    }
+    do {
+        n = read(a->child_msg_fd, &e, sizeof(e));
+    } while (n < 0 && errno == EINTR);
+    close(a->child_msg_fd);
+    a->child_msg_fd = -1;
+    return n == (ssize_t)sizeof(e) ? e : 0;
+}
+
 void srv_aof_rewrite_reap(struct srv *s, int block)
 {
     struct srv_aof *a = &s->aof;
     char tmp[64];
-    int status = 0;
+    int status = 0, child_err, install_err = EIO, ok;
     pid_t r;
     int64_t now;
 
@@ -291,21 +384,40 @@ void srv_aof_rewrite_reap(struct srv *s, int block)
         return;
     }
     now = core_time_unix_ms();
+    child_err = child_msg_take(a);
     snprintf(tmp, sizeof(tmp), "temp-rewriteaof-bg-%ld.aof", (long)a->child_pid);
     a->child_pid = 0;
     a->last_rewrite_time_s = (long long)((now - a->child_start_ms) / 1000);
     srv_aof_flush(s); /* the new incr file holds everything fed so far */
-    if (r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && install(s, tmp) == 0) {
+    ok = r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (ok && install(s, tmp, &install_err) == 0) {
         core_log(CORE_LOG_NOTICE, "Background AOF rewrite terminated with success");
         a->n_rewrites++;
         a->n_failures = 0;
         a->last_rewrite_ok = 1;
+        if (!a->last_write_ok && core_buf_pending(&a->buf) == 0) {
+            /* a first AOF that could not be written is now complete on disk */
+            core_log(CORE_LOG_WARNING, "AOF write error looks solved, terse can write again.");
+            a->last_write_ok = 1;
+            srv_persist_misconf_sync(s);
+        }
     } else {
         core_log(CORE_LOG_WARNING, "Background AOF rewrite terminated with error");
         unlink_name(s, tmp);
         a->n_failures++;
         a->last_rewrite_ok = 0;
         a->last_try_ms = now;
+        if (a->state == SRV_AOF_WAIT_REWRITE) {
+            drop_temp_incr(s); /* tried again after AOF_RETRY_DELAY_MS */
+            if (ok || child_err != 0) {
+                /* A write failed (the child's, or the parent's putting its files in place):
+                 * the AOF just turned on is on disk nowhere, and writes acknowledged now
+                 * would be in memory only. Refused until a first rewrite succeeds. */
+                a->last_write_ok = 0;
+                a->last_write_errno = ok ? install_err : child_err;
+                srv_persist_misconf_sync(s);
+            }
+        }
     }
     srv_feed_consumers_changed(s);
 }
@@ -321,6 +433,7 @@ void srv_aof_rewrite_kill(struct srv *s)
     core_log(CORE_LOG_NOTICE, "Killing running AOF rewrite child: %ld", (long)a->child_pid);
     kill(a->child_pid, SIGKILL);
     (void)waitpid(a->child_pid, NULL, 0);
+    (void)child_msg_take(a);
     snprintf(tmp, sizeof(tmp), "temp-rewriteaof-bg-%ld.aof", (long)a->child_pid);
     unlink_name(s, tmp);
     a->child_pid = 0;

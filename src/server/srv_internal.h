@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/types.h>
 
 #include "cmd/cmd.h"
@@ -126,7 +127,9 @@ struct srv_persist {
     int child_msg_fd;             /* read end of the BGSAVE child's failure report, -1: none */
 };
 
-/* The AOF's fsync thread (srv_aof_bio.c): jobs are fsync(fd), or fsync then close(fd). */
+/* The AOF's fsync thread (srv_aof_bio.c): jobs are fsync(fd), or fsync then close(fd). err is
+ * Redis's aof_bio_fsync_status/errno: the errno of the last fsync job that failed, 0 once one
+ * succeeds (a close job's fsync does not count); written by the thread, read by the loop. */
 #define SRV_AOF_BIO_JOBS 16
 struct srv_aof_bio {
     int started;                   /* the thread runs */
@@ -137,7 +140,7 @@ struct srv_aof_bio {
     size_t head, n;                /* under mu */
     int busy;                      /* a job is running (under mu) */
     int stop;                      /* under mu */
-    int failed;                    /* the last fsync failed (under mu) */
+    atomic_int err;
 };
 
 enum srv_aof_state {
@@ -162,11 +165,16 @@ struct srv_aof {
     int64_t last_fsync_ms;         /* last everysec fsync queued */
     int64_t fsync_postponed_ms;    /* an everysec fsync waits for a busy one since then */
     uint64_t delayed_fsync;        /* aof_delayed_fsync */
+    /* A failed write (Redis's aof_last_write_status): the bytes stay in buf (a partial
+     * write is truncated away) and writes get -MISCONF until a retry writes them all. */
     int last_write_ok;
-    int write_err_logged;          /* a failing write was logged (not again until it works) */
+    int last_write_errno;          /* errno of the failed write (ENOSPC for a short one) */
+    int64_t write_err_log_ms;      /* last failure logged: once per AOF_WRITE_ERR_LOG_MS */
+    int bio_err;                   /* bio.err as the loop last saw it (misconf follows it) */
     struct srv_aof_bio bio;
     /* BGREWRITEAOF */
     pid_t child_pid;               /* the rewrite child, 0 when none */
+    int child_msg_fd;              /* read end of its errno report when it fails, -1: none */
     int64_t child_start_ms;
     long long fork_incr_seq;       /* first incr seq the new base does not cover */
     int scheduled;                 /* aof_rewrite_scheduled */
@@ -241,7 +249,8 @@ int srv_persist_load(struct srv *s);
 void srv_persist_cron(struct srv *s, int64_t now_ms);
 /* Shutdown (SHUTDOWN command, SIGTERM/SIGINT with flags 0): kills a BGSAVE child, then saves
  * when flags say SAVE, or when save points are configured and flags do not say NOSAVE.
- * Returns 0 when the server may stop, -1 when the save failed without FORCE. */
+ * Returns 0 when the server may stop, -1 without FORCE when the save failed or the first
+ * rewrite of an AOF just turned on still runs (Redis's "Writing initial AOF, can't exit."). */
 int srv_persist_shutdown(struct srv *s, unsigned flags);
 /* Kills and reaps a BGSAVE child still running. */
 void srv_persist_teardown(struct srv *s);
@@ -250,7 +259,8 @@ void srv_persist_teardown(struct srv *s);
  * already gone), closes the listeners. */
 void srv_child_enter(struct srv *s, pid_t parent);
 /* Sets cmd's misconf (writes refused with -MISCONF) from stop-writes-on-bgsave-error, the
- * save points and the last background save's outcome. */
+ * save points and the last background save's outcome, then from the AOF's write status
+ * (srv_aof_write_err), in Redis's order. */
 void srv_persist_misconf_sync(struct srv *s);
 
 /* srv_rdb.c */
@@ -327,8 +337,14 @@ int srv_aof_wants_feed(const struct srv *s);
 /* The write feed's bytes for the AOF (p == NULL: writes were lost: a rewrite starts over). */
 void srv_aof_feed(struct srv *s, const uint8_t *p, size_t len);
 /* Writes what the feed gave to the incr file (appendfsync always: and fsyncs it). Called
- * before replies go out (srv_conn.c) and after every turn of the loop. */
+ * before replies go out (srv_conn.c) and after every turn of the loop. A failed or short
+ * write (or fsync) under appendfsync always ends the process (exit 1) before any reply of
+ * those writes goes out, as Redis does; under everysec/no the bytes stay buffered (a partial
+ * write truncated away), writes get -MISCONF and every later call retries. */
 void srv_aof_flush(struct srv *s);
+/* The errno that refuses writes with -MISCONF: the AOF is on and its last write, or the
+ * last background fsync, failed; 0 otherwise. */
+int srv_aof_write_err(const struct srv *s);
 /* appendonly changed by CONFIG SET: starts or stops the AOF. Returns 0, or -1 with errbuf
  * set when it cannot start. */
 int srv_aof_config_changed(struct srv *s, char *errbuf, size_t cap);
@@ -349,8 +365,10 @@ void srv_aof_bio_stop(struct srv_aof_bio *b);
 void srv_aof_bio_fsync(struct srv_aof_bio *b, int fd, int close_after);
 /* Jobs queued or running. */
 size_t srv_aof_bio_pending(struct srv_aof_bio *b);
-/* 1 (and clears it) when a background fsync failed since the last call. */
-int srv_aof_bio_failed(struct srv_aof_bio *b);
+/* errno of the last background fsync when it failed, 0 when it succeeded (or none ran). */
+int srv_aof_bio_err(struct srv_aof_bio *b);
+/* Clears a background fsync's error (the AOF is turned on again). */
+void srv_aof_bio_err_reset(struct srv_aof_bio *b);
 
 /* srv_aof_files.c */
 /* <dir>/<appenddirname>/<name> into out. */

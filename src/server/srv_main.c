@@ -219,6 +219,7 @@ static void teardown(struct srv *s)
     s->n_listen = 0;
     srv_persist_teardown(s);
     if (s->loop != NULL) {
+        srv_aof_flush(s); /* the AOF holds the writes whose replies go out just below */
         srv_close_all_clients(s);
     }
     srv_aof_teardown(s);

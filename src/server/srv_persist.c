@@ -107,8 +107,17 @@ static int save_here(struct srv *s, int64_t now_ms, char *why, size_t why_cap)
 
 void srv_persist_misconf_sync(struct srv *s)
 {
-    s->cmd.settings.misconf = s->cfg.stop_writes_on_bgsave_error && s->cfg.save.n_point > 0 &&
-                              !s->persist.last_bgsave_ok;
+    int aof_err = srv_aof_write_err(s);
+
+    if (s->cfg.stop_writes_on_bgsave_error && s->cfg.save.n_point > 0 &&
+        !s->persist.last_bgsave_ok) {
+        s->cmd.settings.misconf = CMD_MISCONF_RDB;
+    } else if (aof_err != 0) {
+        s->cmd.settings.misconf = CMD_MISCONF_AOF;
+    } else {
+        s->cmd.settings.misconf = CMD_MISCONF_NONE;
+    }
+    s->cmd.settings.misconf_errno = aof_err;
 }
 
 static void saved(struct srv *s, int64_t now_ms, uint64_t covered)
@@ -131,8 +140,8 @@ static int save_fg(struct srv *s)
         return CMD_SAVE_BUSY;
     }
     if (save_here(s, now, why, sizeof(why)) != TERSE_OK) {
-        s->persist.last_bgsave_ok = 0;
-        srv_persist_misconf_sync(s);
+        /* As Redis's rdbSave: the caller hears of it (SAVE's -ERR, SHUTDOWN's refusal);
+         * rdb_last_bgsave_status, and so -MISCONF, is about background saves only. */
         return CMD_SAVE_FAILED;
     }
     saved(s, now, s->cmd.dirty);
@@ -275,9 +284,14 @@ static void child_reap(struct srv *s, int block)
 static void child_kill(struct srv *s)
 {
     if (s->persist.child_pid > 0) {
+        int was_ok = s->persist.last_bgsave_ok;
         core_log(CORE_LOG_WARNING, "There is a child saving a snapshot. Killing it!");
         kill(s->persist.child_pid, SIGKILL);
         child_reap(s, 1);
+        /* Stopped on purpose, not failed (Redis kills it with SIGUSR1, which does not
+         * count): no -MISCONF for it. */
+        s->persist.last_bgsave_ok = was_ok;
+        srv_persist_misconf_sync(s);
     }
 }
 
@@ -299,6 +313,22 @@ static int hook_bgsave(void *arg, int schedule)
         return CMD_SAVE_BUSY;
     }
     return bgsave_start(s);
+}
+
+static void hook_flushall(void *arg)
+{
+    struct srv *s = arg;
+    char why[PERSIST_WHY_CAP];
+    int64_t now = core_time_unix_ms();
+
+    child_kill(s); /* its snapshot would bring the flushed keys back */
+    if (s->cfg.save.n_point > 0 && save_here(s, now, why, sizeof(why)) == TERSE_OK) {
+        /* as Redis's rdbSave: not a SAVE (rdb_saves), and a failure changes no status */
+        s->cmd.dirty = 0;
+        s->persist.last_save_ms = now;
+        s->persist.last_bgsave_ok = 1;
+        srv_persist_misconf_sync(s);
+    }
 }
 
 static int64_t hook_lastsave(void *arg)
@@ -392,6 +422,7 @@ void srv_persist_hooks_install(struct srv *s)
     h->save = hook_save;
     h->bgsave = hook_bgsave;
     h->lastsave = hook_lastsave;
+    h->flushall = hook_flushall;
     h->persist_info = hook_persist_info;
     h->reload = hook_reload;
     s->persist.last_save_ms = core_time_unix_ms();
@@ -483,6 +514,15 @@ void srv_persist_cron(struct srv *s, int64_t now_ms)
 int srv_persist_shutdown(struct srv *s, unsigned flags)
 {
     child_kill(s);
+    if (s->aof.state == SRV_AOF_WAIT_REWRITE && s->aof.child_pid > 0) {
+        /* appendonly was just turned on: the dataset is not in the AOF until its first
+         * rewrite ends (Redis refuses to exit too). */
+        if (!(flags & CMD_SHUTDOWN_FORCE)) {
+            core_log(CORE_LOG_WARNING, "Writing initial AOF, can't exit.");
+            return -1;
+        }
+        core_log(CORE_LOG_WARNING, "Writing initial AOF. Exit anyway.");
+    }
     if (flags & CMD_SHUTDOWN_NOSAVE) {
         return 0;
     }

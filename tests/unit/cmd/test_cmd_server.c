@@ -12,6 +12,7 @@
 #include "cmd/cmd_util.h"
 #include "terse/status.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -300,6 +301,30 @@ static void test_time_lastsave_shutdown(void **state)
     assert_int_equal(f->shutdown_flags, CMD_SHUTDOWN_NOSAVE | CMD_SHUTDOWN_NOW);
 }
 
+/* ---- -MISCONF ----------------------------------------------------------------------------- */
+
+/* settings.misconf as server/ sets it: the AOF's reason names its errno, the snapshot's is
+ * Redis's fixed text and comes first; writes and PING are refused, reads are not. */
+static void test_misconf(void **state)
+{
+    struct fx *f = *state;
+
+    f->srv.settings.misconf = CMD_MISCONF_AOF;
+    f->srv.settings.misconf_errno = ENOSPC;
+    assert_reply(f, "SET a 1", "-MISCONF Errors writing to the AOF file: No space left on "
+                               "device\r\n");
+    assert_reply(f, "PING", "-MISCONF Errors writing to the AOF file: No space left on "
+                            "device\r\n");
+    assert_reply(f, "GET a", "$-1\r\n");
+    f->srv.settings.misconf_errno = EIO;
+    assert_reply(f, "DEL a", "-MISCONF Errors writing to the AOF file: Input/output error\r\n");
+    f->srv.settings.misconf = CMD_MISCONF_RDB;
+    assert_reply(f, "SET a 1", "-" CMD_ERR_MISCONF "\r\n");
+    f->srv.settings.misconf = CMD_MISCONF_NONE;
+    assert_reply(f, "SET a 1", "+OK\r\n");
+    assert_reply(f, "PING", "+PONG\r\n");
+}
+
 /* ---- DEBUG ------------------------------------------------------------------------------- */
 
 #define DEBUG_DISABLED                                                                           \
@@ -369,6 +394,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_getkeys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_time_lastsave_shutdown, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_misconf, setup, teardown),
         cmocka_unit_test_setup_teardown(test_debug_access, setup, teardown),
         cmocka_unit_test_setup_teardown(test_debug_values, setup, teardown),
     };
