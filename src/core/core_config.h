@@ -426,6 +426,13 @@ int core_config_init(struct core_config *c);
 void core_config_deinit(struct core_config *c);
 
 /*
+ * core_config_copy: a deep copy of src into dst (dst's contents ignored, src only read), to
+ * keep a config aside and put it back (core_config_deinit the live one, then assign the
+ * copy). TERSE_OK, or TERSE_ENOMEM with dst holding nothing. Allocates what src owns again.
+ */
+int core_config_copy(struct core_config *dst, const struct core_config *src);
+
+/*
  * core_config_load_file: reads the file at path (borrowed) and applies it as
  * core_config_load_string does, naming the file in error texts.
  * Returns TERSE_OK; TERSE_EIO when the file cannot be opened or read (err says why, with

@@ -72,8 +72,7 @@ int core_config_init(struct core_config *c)
     return TERSE_OK;
 }
 
-/* Deep copy of src into dst (dst's contents ignored). TERSE_OK or TERSE_ENOMEM (dst empty). */
-static int config_copy(struct core_config *dst, const struct core_config *src)
+int core_config_copy(struct core_config *dst, const struct core_config *src)
 {
     memcpy(dst, src, sizeof *dst);
     /* First detach every owned pointer, so a failure part-way frees only fresh copies. */
@@ -228,7 +227,7 @@ int core_config_set_pairs(struct core_config *c, const char *const *names,
         return TERSE_ECONFIG;
     }
     /* Second pass on a copy, so a failure anywhere leaves c as it was. */
-    rc = config_copy(&tmp, c);
+    rc = core_config_copy(&tmp, c);
     if (rc != TERSE_OK) {
         core_config_err_fmt(err, err_cap, "ERR CONFIG SET failed - out of memory");
         return rc;

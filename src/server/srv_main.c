@@ -135,6 +135,53 @@ static void on_signal(struct core_loop *loop, int fd, void *arg, unsigned events
     }
 }
 
+int srv_maxclients_fit(struct srv *s, int startup)
+{
+    uint64_t want = (uint64_t)s->cfg.maxclients + SRV_RESERVED_FDS, old, got;
+    int os_err;
+
+    if (net_fd_limit_raise(want, &old, &got, &os_err) != TERSE_OK) {
+        core_log(CORE_LOG_WARNING,
+                 "Unable to obtain the current NOFILE limit (%s), assuming 1024 and setting the "
+                 "max clients configuration accordingly.",
+                 strerror(os_err));
+        if (s->cfg.maxclients > 1024 - SRV_RESERVED_FDS) {
+            s->cfg.maxclients = 1024 - SRV_RESERVED_FDS;
+        }
+        return 0;
+    }
+    if (got >= want) {
+        if (got > old) {
+            core_log(CORE_LOG_NOTICE,
+                     "Increased maximum number of open files to %llu (it was originally set to "
+                     "%llu).",
+                     (unsigned long long)got, (unsigned long long)old);
+        }
+        return 0;
+    }
+    if (got <= SRV_RESERVED_FDS) {
+        if (startup) {
+            core_log(CORE_LOG_WARNING,
+                     "Your current 'ulimit -n' of %llu is not enough for the server to start. "
+                     "Please increase your open file limit to at least %llu. Exiting.",
+                     (unsigned long long)old, (unsigned long long)want);
+        }
+        return -1;
+    }
+    core_log(CORE_LOG_WARNING,
+             "You requested maxclients of %lld requiring at least %llu max file descriptors.",
+             s->cfg.maxclients, (unsigned long long)want);
+    core_log(CORE_LOG_WARNING,
+             "Server can't set maximum open files to %llu because of OS error: %s.",
+             (unsigned long long)want, strerror(os_err));
+    s->cfg.maxclients = (long long)(got - SRV_RESERVED_FDS);
+    core_log(CORE_LOG_WARNING,
+             "Current maximum open files is %llu. maxclients has been reduced to %lld to "
+             "compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'.",
+             (unsigned long long)got, s->cfg.maxclients);
+    return 0;
+}
+
 static int setup_listeners(struct srv *s)
 {
     char err[256];
@@ -175,6 +222,9 @@ static int setup(struct srv *s)
     s->cmd.alloc.free = codec_free;
     s->cmd.alloc.opaque = NULL;
     srv_aof_init(s);
+    if (srv_maxclients_fit(s, 1) != 0) {
+        return -1;
+    }
     if (setup_signals(s) != 0 || core_loop_create(&s->loop) != TERSE_OK) {
         core_log(CORE_LOG_WARNING, "Event loop setup failed: %s", strerror(errno));
         return -1;
@@ -280,12 +330,13 @@ int main(int argc, char **argv)
                  (long long)s.cfg.port);
         core_log(CORE_LOG_NOTICE, "Ready to accept connections");
         while (!s.stop) {
-            int n = core_loop_poll(s.loop, srv_poll_timeout_ms(&s));
+            int n = core_loop_poll(s.loop, srv_accept_poll_ms(&s, srv_poll_timeout_ms(&s)));
 
             if (n < 0) {
                 core_log(CORE_LOG_WARNING, "epoll_wait failed: %s", strerror(errno));
                 break;
             }
+            srv_accept_resume(&s);
             srv_repl_step(&s, 0);
             srv_replica_step(&s, 0);
             srv_clients_resume(&s);
