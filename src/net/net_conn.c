@@ -140,6 +140,14 @@ int net_accept(int lfd, int *fd_out, char *addr, char *laddr, int *os_err)
     return TERSE_OK;
 }
 
+int net_addr_is_local(const char *addr)
+{
+    const char *colon = strrchr(addr, ':');
+    size_t n = colon != NULL ? (size_t)(colon - addr) : strlen(addr);
+
+    return (n == 9 && memcmp(addr, "127.0.0.1", 9) == 0) || (n == 3 && memcmp(addr, "::1", 3) == 0);
+}
+
 int net_fd_limit_raise(uint64_t want, uint64_t *old_out, uint64_t *limit_out, int *os_err)
 {
     struct rlimit lim;

@@ -36,6 +36,11 @@ int net_listen(const char *addr, int port, int backlog, int *fd_out, char *err, 
  */
 int net_accept(int lfd, int *fd_out, char *addr, char *laddr, int *os_err);
 
+/* 1 when addr ("ip:port", as net_accept writes it) is exactly 127.0.0.1 or ::1: the
+ * addresses Redis's islocalClient takes as local (not the rest of 127/8, not an IPv4-mapped
+ * ::ffff:127.0.0.1). */
+int net_addr_is_local(const char *addr);
+
 /*
  * Raises the soft limit of open descriptors (RLIMIT_NOFILE) toward want, as Redis's
  * adjustOpenFilesLimit does: tries want, then 16 fewer at a time while above the current soft

@@ -78,6 +78,22 @@ struct srv_client *srv_client_new(struct srv *s, int fd, const char *addr, const
     return c;
 }
 
+/* Redis 7.0's answer to a client refused by protected mode, byte for byte. */
+static const char denied_msg[] =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG "
+    "SET protected-mode no' from the loopback interface by connecting to Redis from the same "
+    "host the server is running, however MAKE SURE Redis is not publicly accessible from "
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "
+    "you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "
+    "started the server manually just for testing, restart it with the '--protected-mode no' "
+    "option. 4) Setup a an authentication password for the default user. NOTE: You only need "
+    "to do one of the above things in order for the server to start accepting connections from "
+    "the outside.\r\n";
+
 /* Best effort, as Redis's: the socket is new, so the text fits its send buffer. */
 static void refuse(struct srv *s, int fd, const char *msg, size_t len)
 {
@@ -86,6 +102,13 @@ static void refuse(struct srv *s, int fd, const char *msg, size_t len)
     (void)w;
     close(fd);
     s->rejected_connections++;
+}
+
+/* Redis 7.0's rule (clientAcceptHandler): protected-mode yes and a default user without a
+ * password refuse every client that is not local, whatever bind says. */
+static int protected_refuses(const struct srv *s, const char *addr)
+{
+    return s->cfg.protected_mode && s->cfg.requirepass[0] == '\0' && !net_addr_is_local(addr);
 }
 
 static void listeners_arm(struct srv *s, unsigned mask)
@@ -164,6 +187,12 @@ void srv_on_accept(struct core_loop *loop, int lfd, void *arg, unsigned events)
         }
         if (s->n_clients >= (uint64_t)s->cfg.maxclients) {
             refuse(s, fd, full_msg, sizeof(full_msg) - 1);
+            continue;
+        }
+        if (protected_refuses(s, addr)) {
+            /* Redis refuses it after creating its client, which takes an id. */
+            s->cmd.next_client_id++;
+            refuse(s, fd, denied_msg, sizeof(denied_msg) - 1);
             continue;
         }
         c = srv_client_new(s, fd, addr, laddr);

@@ -217,7 +217,8 @@ struct srv {
 
 /* srv_conn.c */
 /* A listener is readable: accepts up to a batch of clients. Past maxclients a client gets
- * Redis's "max number of clients reached" and is closed. When accept runs
+ * Redis's "max number of clients reached" and is closed; a non-local one in protected mode
+ * (protected-mode yes, no requirepass) gets its -DENIED text and is closed. When accept runs
  * out of descriptors (or fails otherwise) the listeners leave the loop for
  * SRV_ACCEPT_PAUSE_MS and the failure is logged at most once per SRV_ACCEPT_LOG_MS. */
 void srv_on_accept(struct core_loop *loop, int fd, void *arg, unsigned events);
