@@ -237,7 +237,10 @@ void srv_close_all_clients(struct srv *s)
     }
 }
 
-/* Output buffer limits of the normal class. Returns 1 when the client must be closed. */
+/* Output buffer limits of the client's class, and SRV_UNAUTH_OBUF_MAX for a client that has
+ * not authenticated while a password is required (Redis's authRequired: a client that
+ * connected before requirepass was set counts as authenticated). Returns 1 when the client
+ * must be closed. */
 static int over_output_limit(struct srv *s, struct srv_client *c, int64_t now_ms)
 {
     const struct core_config_obuf_class *k =
@@ -248,6 +251,10 @@ static int over_output_limit(struct srv *s, struct srv_client *c, int64_t now_ms
     size_t used = core_buf_pending(&c->conn.out) + srv_repl_pending(c);
 
     if (k->hard_bytes != 0 && used >= k->hard_bytes) {
+        return 1;
+    }
+    if (used > SRV_UNAUTH_OBUF_MAX && !(c->cmd.flags & CMD_CLIENT_AUTHED) &&
+        s->cfg.requirepass[0] != '\0') {
         return 1;
     }
     if (k->soft_bytes != 0 && used >= k->soft_bytes) {

@@ -48,6 +48,11 @@
 #define SRV_ACCEPT_PAUSE_MS 100        /* listeners rest this long after accept ran out of
                                           descriptors or failed (the pending ones wait queued) */
 #define SRV_ACCEPT_LOG_MS 10000        /* at most one log line of accept failures per period */
+/* Unsent replies an unauthenticated client may hold (with requirepass set) before it is
+ * closed: Redis's 16 KiB reply buffer (PROTO_REPLY_CHUNK_BYTES); Debian's 7.0.15 carries the
+ * CVE-2025-21605 fix, which closes such a client once 1 KiB more sits in its reply list, whose
+ * first block is itself 16 KiB: in effect as soon as its replies pass 16 KiB. */
+#define SRV_UNAUTH_OBUF_MAX (16 * 1024)
 
 /* One client connection. Owned by struct srv's list; freed by srv_client_close. */
 struct srv_client {

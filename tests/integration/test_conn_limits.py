@@ -1,4 +1,5 @@
-"""Connection limits: the descriptor limit (RLIMIT_NOFILE), maxclients, accept failures.
+"""Connection limits: the descriptor limit (RLIMIT_NOFILE), maxclients, accept failures, and
+the output limit of clients that have not authenticated.
 
 Descriptor limit. Redis 7.0 fits maxclients to RLIMIT_NOFILE at startup (adjustOpenFilesLimit:
 it raises the limit toward maxclients + 32 when it may, else lowers maxclients to the limit
@@ -33,6 +34,8 @@ SPIN_CPU_S = 0.5              # far below the CPU_WINDOW_S a spinning accept loo
 LOG_MAX_BYTES = 20000         # main's binary wrote gigabytes in the same few seconds
 CLIENTS = 250
 FULL = b"-ERR max number of clients reached\r\n"
+WRONGPASS = b"-WRONGPASS invalid username-password pair or user is disabled.\r\n"
+UNAUTH_OBUF = 16 * 1024       # Redis's reply buffer; its CVE-2025-21605 rule closes past it
 
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
 
@@ -320,3 +323,64 @@ def test_accept_out_of_descriptors_does_not_spin(spawn):
     with s.raw() as c:
         assert c.call("PING") == b"+PONG\r\n"
     ctl.close()
+
+
+def _auth_flood(server, n, first=()):
+    """Sends `first` then n wrong AUTHs in one write; returns (replies, closed)."""
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=h.REPLY_TIMEOUT_S)
+    try:
+        for cmd in first:
+            sock.sendall(h.encode(*cmd))
+            assert sock.recv(1000).startswith(b"+OK")
+        sock.sendall(h.encode("AUTH", "wrong") * n)
+        data, closed = b"", False
+        deadline = time.monotonic() + h.REPLY_TIMEOUT_S
+        want = len(WRONGPASS) * n
+        while len(data) < want and time.monotonic() < deadline:
+            part, closed = read_until_close(sock, timeout=1.0)
+            data += part
+            if closed:
+                break
+        return data, closed
+    finally:
+        sock.close()
+
+
+@pytest.mark.parametrize("n,answered", [(UNAUTH_OBUF // len(WRONGPASS), True),
+                                        (UNAUTH_OBUF // len(WRONGPASS) + 1, False),
+                                        (1000, False)])
+def test_unauthenticated_output_is_limited(pair, n, answered):
+    """With requirepass set, a client that has not authenticated and pipelines wrong AUTHs is
+    closed, unanswered, once its unsent replies pass 16 KiB: the rule Debian's redis-server
+    7.0.15 applies (the CVE-2025-21605 backport; 64-byte WRONGPASS replies: 256 are answered,
+    257 are not). main's terse answered all 1,000."""
+    t, r, _ = pair(["--requirepass", "pw"])
+    got = {kind: _auth_flood(s, n) for kind, s in (("terse", t), ("redis", r))}
+    if answered:
+        assert got["redis"] == (WRONGPASS * n, False), got["redis"][1]
+    else:
+        assert got["redis"] == (b"", True), (len(got["redis"][0]), got["redis"][1])
+    assert got["terse"] == got["redis"], (len(got["terse"][0]), got["terse"][1])
+    assert "overcoming of output buffer limits" in t.log_tail() or answered
+
+
+def test_authenticated_output_is_not_limited(pair):
+    """The limit is for clients that have not authenticated: after AUTH, and on a server
+    without a password (every client counts as authenticated), all 1,000 replies come."""
+    t, r, _ = pair(["--requirepass", "pw"])
+    for s in (t, r):
+        data, closed = _auth_flood(s, 1000, first=[("AUTH", "pw")])
+        assert (data, closed) == (WRONGPASS * 1000, False), (s.name, len(data), closed)
+    t2, r2, _ = pair()
+    nopass = (b"-ERR AUTH <password> called without any password configured for the default "
+              b"user. Are you sure your configuration is correct?\r\n")
+    for s in (t2, r2):
+        sock = socket.create_connection(("127.0.0.1", s.port), timeout=h.REPLY_TIMEOUT_S)
+        sock.sendall(h.encode("AUTH", "wrong") * 1000)
+        data = b""
+        while len(data) < len(nopass) * 1000:
+            chunk = sock.recv(1 << 20)
+            assert chunk, (s.name, len(data))
+            data += chunk
+        sock.close()
+        assert data == nopass * 1000, s.name
