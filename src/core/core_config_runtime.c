@@ -36,6 +36,7 @@ void core_config_deinit(struct core_config *c)
             core_config_bind_clear(CORE_CONFIG_PTR(c, o, struct core_config_bind));
         }
     }
+    core_config_renames_clear(&c->renames);
     memset(c, 0, sizeof *c);
 }
 
@@ -75,6 +76,8 @@ int core_config_init(struct core_config *c)
 int core_config_copy(struct core_config *dst, const struct core_config *src)
 {
     memcpy(dst, src, sizeof *dst);
+    dst->renames.n = 0;
+    dst->renames.v = NULL;
     /* First detach every owned pointer, so a failure part-way frees only fresh copies. */
     for (size_t i = 0; i < core_config_n_opts; i++) {
         const struct core_config_opt *o = &core_config_opts[i];
@@ -105,6 +108,12 @@ int core_config_copy(struct core_config *dst, const struct core_config *src)
                 }
                 db->n_addr = j + 1;
             }
+        }
+    }
+    for (size_t i = 0; i < src->renames.n; i++) {
+        const struct core_config_rename *r = &src->renames.v[i];
+        if (core_config_renames_add(&dst->renames, r->from, r->to) != TERSE_OK) {
+            goto fail;
         }
     }
     return TERSE_OK;

@@ -87,6 +87,7 @@ static int load_config(struct srv *s, int argc, char **argv)
         fprintf(stderr, "terse: out of memory\n");
         return -1;
     }
+    s->cfg.command_known = cmd_name_known; /* rename-command lines are checked as read */
     s->config_file = "";
     if (argc > 1 && strncmp(argv[1], "--", 2) != 0 && strcmp(argv[1], "-") != 0) {
         s->config_file = argv[1];
@@ -247,6 +248,15 @@ static int setup(struct srv *s)
     if (cmd_server_init(&s->cmd) != TERSE_OK) {
         core_log(CORE_LOG_WARNING, "Out of memory during setup");
         return -1;
+    }
+    for (size_t i = 0; i < s->cfg.renames.n; i++) {
+        /* Checked by the config loader against the same table: only memory can fail. */
+        const struct core_config_rename *r = &s->cfg.renames.v[i];
+        if (cmd_table_rename(&s->cmd, r->from, r->to) != TERSE_OK) {
+            core_log(CORE_LOG_WARNING, "rename-command %s '%s' failed during setup", r->from,
+                     r->to);
+            return -1;
+        }
     }
     srv_repl_init(s);
     srv_repl_hooks_install(s);
