@@ -167,11 +167,30 @@ def read_until_close(sock, timeout=h.REPLY_TIMEOUT_S):
         return data, False
 
 
-def sort_clients(socks, settle_s=0.5):
+def info_field(info, name):
+    for line in info.decode().split("\r\n"):
+        if line.startswith(name + ":"):
+            return int(line.split(":", 1)[1])
+    raise AssertionError("no %s in INFO" % name)
+
+
+def all_accepted(ctl, n, timeout=h.REPLY_TIMEOUT_S):
+    """Waits until the server has taken n more connections than ctl (served or refused)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        info = ctl.call("INFO")
+        handled = info_field(info, "connected_clients") + info_field(info, "rejected_connections")
+        if handled >= n + 1:
+            return
+        assert time.monotonic() < deadline, "the server took %d of %d" % (handled - 1, n)
+        time.sleep(0.05)
+
+
+def sort_clients(ctl, socks):
     """(served, refused): refused clients got FULL and a close without sending anything (so no
     unread request turns the close into a reset); the others answer PING."""
-    time.sleep(settle_s)
-    readable, _, _ = select.select(socks, [], [], 0)
+    all_accepted(ctl, len(socks))
+    readable, _, _ = select.select(socks, [], [], 0)  # loopback: sent is received
     refused, served = [], []
     for s in socks:
         if s in readable:
@@ -227,7 +246,7 @@ def test_ulimit_lowers_maxclients_and_refuses_the_rest(limited):
                 [b"maxclients", b"%d" % (NOFILE - RESERVED)]
             only_client(ctl)
             socks = connect_many(s.port, CLIENTS)
-            served, refused = sort_clients(socks)
+            served, refused = sort_clients(ctl, socks)
             # ctl is one of the maxclients.
             assert len(served) == NOFILE - RESERVED - 1, (kind, len(served))
             assert len(refused) == CLIENTS - len(served)
