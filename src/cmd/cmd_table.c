@@ -2,8 +2,10 @@
  * cmd_table: the command table and dispatch.
  *
  * The rows live in one static array per family (cmd_string_defs, ...). At init they are
- * merged into one array of pointers sorted by name, searched by binary search with a
- * case-insensitive compare: no allocation per lookup.
+ * merged into one array of pointers sorted by name (what COMMAND lists) and a hash table by
+ * name (what cmd_lookup searches, case-insensitive): no allocation per lookup. rename-command
+ * (cmd_table_rename, at startup) changes the name a command is found by, or takes it out of
+ * both; the row, and so the name COMMAND and error texts show, stays its own.
  *
  * Dispatch follows Redis 7.0's processCommand order: resolve the command (unknown command,
  * unknown subcommand), check arity, check authentication, maxmemory (evict, or refuse a

@@ -4,8 +4,10 @@
  *   terse-server [config-file] [--name value ...]
  *
  * Setup order: config (defaults, file, command line) -> log -> s3 (libcurl, OpenSSL) ->
- * signals -> shard, codec and command state -> snapshot or AOF load -> listeners -> loop. Teardown runs in reverse, so every byte is freed before
- * exit (the sanitizer build checks it).
+ * maxclients fitted to the descriptor limit -> signals -> shard, codec and command state (the
+ * config's rename-command lines applied to the table) -> snapshot or AOF load -> listeners ->
+ * loop. Teardown runs in reverse, so every byte is freed before exit (the sanitizer build
+ * checks it).
  */
 #include <errno.h>
 #include <fcntl.h>
