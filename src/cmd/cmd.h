@@ -450,6 +450,13 @@ struct cmd_feed {
     size_t argv_cap;
 };
 
+/* A slot of cmd_server.htab: a command under the name clients call it by (its own, or the
+ * one rename-command gave it); name NULL: empty. */
+struct cmd_name_slot {
+    const char *name;        /* borrowed: the row's name, or one of cmd_server.renamed */
+    const struct cmd_def *d;
+};
+
 struct cmd_server {
     struct store_shard *shard;   /* the one shard (first version: one worker) */
     struct codec_ctx *codec;     /* the worker's codec context */
@@ -466,13 +473,18 @@ struct cmd_server {
      * adds, after every CMD_WRITE command, the number of keys it names (at least 1); the
      * server subtracts what a snapshot covered. Not reset by CONFIG RESETSTAT. */
     uint64_t dirty;
-    const struct cmd_def **table; /* top-level commands sorted by name; owned, from alloc */
+    /* Top-level commands sorted by their own name, less those rename-command disabled (a
+     * renamed one stays, under its own name, as Redis's COMMAND lists it); owned, from alloc. */
+    const struct cmd_def **table;
     size_t n_table;
-    const struct cmd_def **htab;  /* the same commands by name hash (cmd_lookup); owned, from
-                                     alloc, htab_mask + 1 slots */
+    /* The same commands by the name clients call them (cmd_lookup), open addressing; owned,
+     * from alloc, htab_mask + 1 slots. */
+    struct cmd_name_slot *htab;
     size_t htab_mask;
     /* The -MISCONF text of the AOF's reason, with its '-' (cmd_misconf_text writes it). */
     char misconf_text[CMD_MISCONF_TEXT_CAP];
+    char **renamed;               /* names rename-command gave (copies); owned, from alloc */
+    size_t n_renamed;
     /* Scratch space for decoding and encoding values. Owned here, grown with alloc, reused
      * across commands, freed by cmd_server_deinit. */
     uint8_t *scratch;
@@ -724,7 +736,23 @@ extern const struct cmd_def cmd_bitmap_defs[];
 extern const struct cmd_def cmd_script_defs[];
 extern const struct cmd_def cmd_function_defs[];
 
-/* Looks up a command by name (case-insensitive). NULL when unknown. */
+/* Looks up a command by the name clients call it (case-insensitive). NULL when unknown. */
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len);
+
+/* 1 when name (borrowed, NUL-terminated, any case) is a top-level command of terse's table as
+ * built, before any rename: the check the config loader makes of rename-command's names
+ * ("config|get", a subcommand, is not one). Needs no server; any thread. */
+int cmd_name_known(const char *name);
+
+/*
+ * rename-command, after cmd_server_init and before any client: the command called `from`
+ * (case-insensitive) is called `to` from now on, or is gone when `to` is "" (left out of
+ * COMMAND too; a renamed one stays there under its own name, as in Redis). Its own name still
+ * shows in COMMAND, errors and the like. from, to: borrowed, NUL-terminated.
+ * TERSE_OK; TERSE_ENOTFOUND when no command is called `from`; TERSE_EINVAL when another
+ * command is called `to` already; TERSE_ENOMEM. Nothing changes unless TERSE_OK. Allocates
+ * (a copy of `to`, a new lookup table).
+ */
+int cmd_table_rename(struct cmd_server *srv, const char *from, const char *to);
 
 #endif /* TERSE_CMD_H */

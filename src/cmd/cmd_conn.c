@@ -3,7 +3,12 @@
  *
  * Replies and error texts follow Redis 7.0. terse has one user, "default", whose password is
  * requirepass (or none, which accepts any password, as Redis's nopass default user does).
+ * A password is compared as Redis 7.0 compares them: by their SHA-256 digests, every byte of
+ * the digests, so the time taken says nothing of where a guess goes wrong or of how long the
+ * password is (cmd_auth_secret_eq).
  */
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,14 +48,35 @@ static int no_password(const struct cmd_server *srv)
     return srv->settings.requirepass == NULL || srv->settings.requirepass[0] == '\0';
 }
 
+int cmd_auth_secret_eq(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    static const uint8_t empty[1];
+    uint8_t da[32], db[32];
+    unsigned int la = 0, lb = 0;
+
+    /* Fixed-size digests compared in full (CRYPTO_memcmp has no early exit): neither where
+     * the inputs differ nor their lengths change the comparison's time. Hashing costs one
+     * SHA-256 block per 64 bytes, so a password's length shows at most to that granularity
+     * (not at all below 56 bytes). A libcrypto failure denies. */
+    if (EVP_Digest(alen > 0 ? a : empty, alen, da, &la, EVP_sha256(), NULL) != 1 ||
+        EVP_Digest(blen > 0 ? b : empty, blen, db, &lb, EVP_sha256(), NULL) != 1 ||
+        la != sizeof(da) || lb != sizeof(db)) {
+        return 0;
+    }
+    return CRYPTO_memcmp(da, db, sizeof(da)) == 0;
+}
+
 /* Checks user/password for the single "default" user. Returns 1 when they match. */
 static int credentials_ok(const struct cmd_server *srv, const struct resp_slice *user,
                           const struct resp_slice *pass)
 {
+    const char *want = srv->settings.requirepass;
+
     if (!cmd_slice_eq(user, "default")) {
         return 0;
     }
-    return no_password(srv) || cmd_slice_eq(pass, srv->settings.requirepass);
+    return no_password(srv) ||
+           cmd_auth_secret_eq(pass->p, pass->len, (const uint8_t *)want, strlen(want));
 }
 
 static void cmd_auth(struct cmd_call *c)

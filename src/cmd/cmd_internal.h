@@ -5,6 +5,7 @@
 #define TERSE_CMD_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cmd/cmd.h"
 
@@ -20,6 +21,12 @@ const struct cmd_def *cmd_resolve(const struct cmd_server *srv, const struct res
 size_t cmd_subcmd_count(const struct cmd_def *subcmds);
 /* Writes Redis's "HELP" reply: an array of status lines (RESP simple strings). */
 void cmd_reply_help(struct cmd_call *c, const char *const *lines);
+
+/* cmd_conn.c: 1 when a[0, alen) and b[0, blen) (borrowed; NULL only with length 0) are the
+ * same bytes, compared in time that does not depend on where they differ nor on their
+ * lengths' relation (SHA-256 digests compared in full, as Redis 7.0 compares passwords);
+ * 0 otherwise, and when libcrypto fails. Allocates only inside libcrypto. */
+int cmd_auth_secret_eq(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 
 /* cmd_debug_proto.c: DEBUG PROTOCOL <type> (one reply of every RESP type, as Redis 7.0's) and
  * DEBUG SET-DISABLE-DENY-SCRIPTS <0|1> (scripts may then call CMD_NOSCRIPT commands). */

@@ -2,8 +2,10 @@
  * cmd_table: the command table and dispatch.
  *
  * The rows live in one static array per family (cmd_string_defs, ...). At init they are
- * merged into one array of pointers sorted by name, searched by binary search with a
- * case-insensitive compare: no allocation per lookup.
+ * merged into one array of pointers sorted by name (what COMMAND lists) and a hash table by
+ * name (what cmd_lookup searches, case-insensitive): no allocation per lookup. rename-command
+ * (cmd_table_rename, at startup) changes the name a command is found by, or takes it out of
+ * both; the row, and so the name COMMAND and error texts show, stays its own.
  *
  * Dispatch follows Redis 7.0's processCommand order: resolve the command (unknown command,
  * unknown subcommand), check arity, check authentication, maxmemory (evict, or refuse a
@@ -11,6 +13,7 @@
  */
 #include "cmd/cmd.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,8 +72,22 @@ static uint32_t name_hash(const uint8_t *p, size_t len)
     return h;
 }
 
-/* Builds srv->htab: every top-level command in an open-addressing table at least twice its
- * size (linear probing), so a lookup is one hash and, nearly always, one comparison. */
+/* Puts d in slots (mask + 1 of them, never full) under name. */
+static void htab_put(struct cmd_name_slot *slots, size_t mask, const char *name,
+                     const struct cmd_def *d)
+{
+    size_t at = name_hash((const uint8_t *)name, strlen(name)) & mask;
+
+    while (slots[at].name != NULL) {
+        at = (at + 1) & mask;
+    }
+    slots[at].name = name;
+    slots[at].d = d;
+}
+
+/* Builds srv->htab: every top-level command under its own name, in an open-addressing table at
+ * least twice its size (linear probing), so a lookup is one hash and, nearly always, one
+ * comparison. */
 static int htab_build(struct cmd_server *srv)
 {
     size_t cap = 16;
@@ -85,12 +102,7 @@ static int htab_build(struct cmd_server *srv)
     memset((void *)srv->htab, 0, cap * sizeof(*srv->htab));
     srv->htab_mask = cap - 1;
     for (size_t i = 0; i < srv->n_table; i++) {
-        const char *name = srv->table[i]->name;
-        size_t at = name_hash((const uint8_t *)name, strlen(name)) & srv->htab_mask;
-        while (srv->htab[at] != NULL) {
-            at = (at + 1) & srv->htab_mask;
-        }
-        srv->htab[at] = srv->table[i];
+        htab_put(srv->htab, srv->htab_mask, srv->table[i]->name, srv->table[i]);
     }
     return TERSE_OK;
 }
@@ -128,6 +140,8 @@ int cmd_server_init(struct cmd_server *srv)
         srv->table = NULL;
         return TERSE_ENOMEM;
     }
+    srv->renamed = NULL;
+    srv->n_renamed = 0;
     srv->clients = NULL;
     srv->next_client_id = 1;
     srv->scratch = NULL;
@@ -163,6 +177,12 @@ void cmd_server_deinit(struct cmd_server *srv)
     srv->n_table = 0;
     srv->alloc.free(srv->alloc.opaque, (void *)srv->htab);
     srv->htab = NULL;
+    for (size_t i = 0; i < srv->n_renamed; i++) {
+        srv->alloc.free(srv->alloc.opaque, srv->renamed[i]);
+    }
+    srv->alloc.free(srv->alloc.opaque, (void *)srv->renamed);
+    srv->renamed = NULL;
+    srv->n_renamed = 0;
     srv->alloc.free(srv->alloc.opaque, srv->scratch);
     srv->alloc.free(srv->alloc.opaque, srv->scratch2);
     srv->alloc.free(srv->alloc.opaque, srv->scratch3);
@@ -194,12 +214,97 @@ const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *na
 {
     size_t at = name_hash(name, len) & srv->htab_mask;
 
-    for (const struct cmd_def *d; (d = srv->htab[at]) != NULL; at = (at + 1) & srv->htab_mask) {
-        if (name_cmp(name, len, d->name) == 0) {
-            return d;
+    for (; srv->htab[at].name != NULL; at = (at + 1) & srv->htab_mask) {
+        if (name_cmp(name, len, srv->htab[at].name) == 0) {
+            return srv->htab[at].d;
         }
     }
     return NULL;
+}
+
+/* Case-insensitive equality of two NUL-terminated names (rename-command's are any case). */
+static int name_ieq(const char *a, const char *b)
+{
+    for (; *a != '\0' && *b != '\0'; a++, b++) {
+        if (lower((uint8_t)*a) != lower((uint8_t)*b)) {
+            return 0;
+        }
+    }
+    return *a == *b;
+}
+
+int cmd_name_known(const char *name)
+{
+    size_t n_fam;
+    const struct cmd_def *const *fam = families(&n_fam);
+
+    for (size_t f = 0; f < n_fam; f++) {
+        for (const struct cmd_def *d = fam[f]; d->name != NULL; d++) {
+            if (name_ieq(name, d->name)) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+int cmd_table_rename(struct cmd_server *srv, const char *from, const char *to)
+{
+    const struct cmd_def *d = cmd_lookup(srv, (const uint8_t *)from, strlen(from));
+    const struct cmd_def *other = cmd_lookup(srv, (const uint8_t *)to, strlen(to));
+    size_t cap = srv->htab_mask + 1;
+    struct cmd_name_slot *slots;
+    char *copy = NULL, **names = NULL;
+
+    if (d == NULL) {
+        return TERSE_ENOTFOUND;
+    }
+    if (to[0] != '\0' && other != NULL && other != d) {
+        return TERSE_EINVAL; /* other == d: to is from in another case */
+    }
+    slots = srv->alloc.alloc(srv->alloc.opaque, cap * sizeof(*slots));
+    if (to[0] != '\0') {
+        copy = srv->alloc.alloc(srv->alloc.opaque, strlen(to) + 1);
+        names = srv->alloc.alloc(srv->alloc.opaque, (srv->n_renamed + 1) * sizeof(*names));
+    }
+    if (slots == NULL || (to[0] != '\0' && (copy == NULL || names == NULL))) {
+        srv->alloc.free(srv->alloc.opaque, slots);
+        srv->alloc.free(srv->alloc.opaque, copy);
+        srv->alloc.free(srv->alloc.opaque, (void *)names);
+        return TERSE_ENOMEM;
+    }
+    /* A new table without d's name (open addressing has no cheap delete; this runs at
+     * startup only), then d under its new one or out of the table. */
+    memset((void *)slots, 0, cap * sizeof(*slots));
+    for (size_t i = 0; i < cap; i++) {
+        if (srv->htab[i].name != NULL && srv->htab[i].d != d) {
+            htab_put(slots, srv->htab_mask, srv->htab[i].name, srv->htab[i].d);
+        }
+    }
+    if (copy != NULL) {
+        for (size_t i = 0; i <= strlen(to); i++) {
+            copy[i] = (char)lower((uint8_t)to[i]); /* cmd_lookup compares with lower case */
+        }
+        if (srv->n_renamed > 0) {
+            memcpy((void *)names, (void *)srv->renamed, srv->n_renamed * sizeof(*names));
+        }
+        names[srv->n_renamed++] = copy;
+        srv->alloc.free(srv->alloc.opaque, (void *)srv->renamed);
+        srv->renamed = names;
+        htab_put(slots, srv->htab_mask, copy, d);
+    } else {
+        size_t i = 0;
+        while (i < srv->n_table && srv->table[i] != d) {
+            i++;
+        }
+        assert(i < srv->n_table); /* every command in htab is in table */
+        memmove((void *)&srv->table[i], (void *)&srv->table[i + 1],
+                (srv->n_table - i - 1) * sizeof(*srv->table));
+        srv->n_table--;
+    }
+    srv->alloc.free(srv->alloc.opaque, (void *)srv->htab);
+    srv->htab = slots;
+    return TERSE_OK;
 }
 
 size_t cmd_subcmd_count(const struct cmd_def *subcmds)

@@ -406,6 +406,39 @@ void core_config_bind_clear(struct core_config_bind *b)
     b->n_addr = 0;
 }
 
+int core_config_renames_add(struct core_config_renames *r, const char *from, const char *to)
+{
+    struct core_config_rename *v = core_realloc(r->v, (r->n + 1) * sizeof *v);
+    char *f, *t;
+
+    if (v == NULL) {
+        return TERSE_ENOMEM;
+    }
+    r->v = v;
+    f = core_strndup(from, strlen(from));
+    t = core_strndup(to, strlen(to));
+    if (f == NULL || t == NULL) {
+        core_free(f);
+        core_free(t);
+        return TERSE_ENOMEM;
+    }
+    v[r->n].from = f;
+    v[r->n].to = t;
+    r->n++;
+    return TERSE_OK;
+}
+
+void core_config_renames_clear(struct core_config_renames *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        core_free(r->v[i].from);
+        core_free(r->v[i].to);
+    }
+    core_free(r->v);
+    r->v = NULL;
+    r->n = 0;
+}
+
 static bool bind_addr_ok(const char *a)
 {
     if (*a == '\0') {

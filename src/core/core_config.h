@@ -401,14 +401,38 @@ void core_config_notify_format(int flags, char *buf);
 #define CORE_CONFIG_FIELD(name, field, kind, dflt, min, max, names, flags)                       \
     CORE_CONFIG_CTYPE_##kind field;
 
+/* One rename-command line: the command called `from` is called `to` after it ("" disables
+ * it). Both owned, NUL-terminated, as written (any case). */
+struct core_config_rename {
+    char *from;
+    char *to;
+};
+
+/* rename-command is a directive of the config file (and so of the command line, which is
+ * read as config lines), not an option: CONFIG GET and CONFIG SET do not know it, as in
+ * Redis. The loader checks each line against the commands as the lines before it left them
+ * (command_known for the names the table starts with) and fails it with Redis's "No such
+ * command in rename-command" or "Target command name already exists"; the lines that pass
+ * are kept here, in order, for the server to apply to its command table. */
+struct core_config_renames {
+    size_t n;
+    struct core_config_rename *v; /* owned, n entries */
+};
+
 /*
- * The configuration. Fields are exactly the table's rows, named by its `field` column, with
- * the C type of its KIND (see the table comment for units and ranges). Strings and bind
- * addresses are owned by the struct: read them, never free or keep them past the next
- * core_config_set / load / deinit call on the same struct.
+ * The configuration. Fields are the table's rows, named by its `field` column, with the C
+ * type of its KIND (see the table comment for units and ranges), then the rename-command
+ * lines and the loader's check of command names. Strings, bind addresses and renames are
+ * owned by the struct: read them, never free or keep them past the next core_config_set /
+ * load / deinit call on the same struct.
  */
 struct core_config {
     CORE_CONFIG_OPTIONS(CORE_CONFIG_FIELD)
+    struct core_config_renames renames;
+    /* rename-command's check: 1 when name (NUL-terminated, any case) is a command before any
+     * rename. Set by the caller after core_config_init, before loading (not owned; copied by
+     * core_config_copy); NULL knows no command, so every rename-command line fails. */
+    int (*command_known)(const char *name);
 };
 
 /*
@@ -424,6 +448,13 @@ int core_config_init(struct core_config *c);
  * call are no-ops.
  */
 void core_config_deinit(struct core_config *c);
+
+/*
+ * core_config_copy: a deep copy of src into dst (dst's contents ignored, src only read), to
+ * keep a config aside and put it back (core_config_deinit the live one, then assign the
+ * copy). TERSE_OK, or TERSE_ENOMEM with dst holding nothing. Allocates what src owns again.
+ */
+int core_config_copy(struct core_config *dst, const struct core_config *src);
 
 /*
  * core_config_load_file: reads the file at path (borrowed) and applies it as

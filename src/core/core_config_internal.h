@@ -134,6 +134,12 @@ int core_config_opt_apply(struct core_config *c, const struct core_config_opt *o
 /* Frees the addresses b owns and empties it. */
 void core_config_bind_clear(struct core_config_bind *b);
 
+/* Appends a copy of the pair (from, to) to r. TERSE_OK, or TERSE_ENOMEM with r unchanged. */
+int core_config_renames_add(struct core_config_renames *r, const char *from, const char *to);
+
+/* Frees what r owns and empties it. */
+void core_config_renames_clear(struct core_config_renames *r);
+
 /* ---- core_config_load.c ------------------------------------------------------------------- */
 
 /* Splits line[0, len) into w, as Redis's sdssplitargs. Returns TERSE_OK, TERSE_ENOMEM, or

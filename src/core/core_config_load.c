@@ -149,6 +149,45 @@ int core_config_words_split(const char *line, size_t len, struct core_config_wor
     }
 }
 
+/* ---- rename-command ---------------------------------------------------------------------- */
+
+/* Whether a command is called name after the renames so far: the last pair that names it
+ * decides (as its target: yes; as its source: no, it was renamed away), else whether the
+ * table starts with it. Within a pair the command leaves `from` before it takes `to`. */
+static bool rename_name_exists(const struct core_config *c, const char *name)
+{
+    for (size_t i = c->renames.n; i-- > 0;) {
+        const struct core_config_rename *r = &c->renames.v[i];
+        if (r->to[0] != '\0' && core_config_str_ieq(r->to, name)) {
+            return true;
+        }
+        if (core_config_str_ieq(r->from, name)) {
+            return false;
+        }
+    }
+    return c->command_known != NULL && c->command_known(name) != 0;
+}
+
+/* "rename-command <from> <to>", as Redis 7.0 checks it: from must name a command now; to,
+ * unless empty, must name none once from is gone. */
+static int rename_apply(struct core_config *c, const char *from, const char *to, char *why,
+                        size_t why_cap)
+{
+    if (!rename_name_exists(c, from)) {
+        core_config_err_fmt(why, why_cap, "No such command in rename-command");
+        return TERSE_ECONFIG;
+    }
+    if (to[0] != '\0' && !core_config_str_ieq(from, to) && rename_name_exists(c, to)) {
+        core_config_err_fmt(why, why_cap, "Target command name already exists");
+        return TERSE_ECONFIG;
+    }
+    if (core_config_renames_add(&c->renames, from, to) != TERSE_OK) {
+        core_config_err_fmt(why, why_cap, "out of memory");
+        return TERSE_ENOMEM;
+    }
+    return TERSE_OK;
+}
+
 /* ---- loading text ------------------------------------------------------------------------ */
 
 static const char fatal_head[] = "\n*** FATAL CONFIG FILE ERROR (terse) ***\n";
@@ -207,6 +246,16 @@ static int load_text(struct core_config *c, const char *text, size_t len, const 
             line_err(err, err_cap, origin, cmdline, lineno, line, line_len,
                      "Unbalanced quotes in configuration line");
             return TERSE_ECONFIG;
+        }
+        if (w.n == 3 && core_config_str_ieq(w.v[0], "rename-command")) {
+            why[0] = '\0';
+            rc = rename_apply(c, w.v[1], w.v[2], why, sizeof why);
+            core_config_words_release(&w);
+            if (rc != TERSE_OK) {
+                line_err(err, err_cap, origin, cmdline, lineno, line, line_len, why);
+                return rc;
+            }
+            continue;
         }
         o = w.n > 0 ? core_config_opt_find(w.v[0], NULL) : NULL;
         if (o == NULL) {

@@ -36,6 +36,7 @@ void core_config_deinit(struct core_config *c)
             core_config_bind_clear(CORE_CONFIG_PTR(c, o, struct core_config_bind));
         }
     }
+    core_config_renames_clear(&c->renames);
     memset(c, 0, sizeof *c);
 }
 
@@ -72,10 +73,11 @@ int core_config_init(struct core_config *c)
     return TERSE_OK;
 }
 
-/* Deep copy of src into dst (dst's contents ignored). TERSE_OK or TERSE_ENOMEM (dst empty). */
-static int config_copy(struct core_config *dst, const struct core_config *src)
+int core_config_copy(struct core_config *dst, const struct core_config *src)
 {
     memcpy(dst, src, sizeof *dst);
+    dst->renames.n = 0;
+    dst->renames.v = NULL;
     /* First detach every owned pointer, so a failure part-way frees only fresh copies. */
     for (size_t i = 0; i < core_config_n_opts; i++) {
         const struct core_config_opt *o = &core_config_opts[i];
@@ -106,6 +108,12 @@ static int config_copy(struct core_config *dst, const struct core_config *src)
                 }
                 db->n_addr = j + 1;
             }
+        }
+    }
+    for (size_t i = 0; i < src->renames.n; i++) {
+        const struct core_config_rename *r = &src->renames.v[i];
+        if (core_config_renames_add(&dst->renames, r->from, r->to) != TERSE_OK) {
+            goto fail;
         }
     }
     return TERSE_OK;
@@ -228,7 +236,7 @@ int core_config_set_pairs(struct core_config *c, const char *const *names,
         return TERSE_ECONFIG;
     }
     /* Second pass on a copy, so a failure anywhere leaves c as it was. */
-    rc = config_copy(&tmp, c);
+    rc = core_config_copy(&tmp, c);
     if (rc != TERSE_OK) {
         core_config_err_fmt(err, err_cap, "ERR CONFIG SET failed - out of memory");
         return rc;

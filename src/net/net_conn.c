@@ -11,6 +11,7 @@
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -81,16 +82,49 @@ int net_listen(const char *addr, int port, int backlog, int *fd_out, char *err, 
     return TERSE_OK;
 }
 
-int net_accept(int lfd, int *fd_out, char *addr, char *laddr)
+/* accept(2) failures that concern the connection being taken, not the listener: Linux
+ * reports pending network errors of the new connection this way and asks callers to treat them
+ * as EAGAIN. The connection is consumed, so they cannot repeat forever. */
+static int accept_err_transient(int e)
+{
+    switch (e) {
+    case EAGAIN:
+#if EWOULDBLOCK != EAGAIN
+    case EWOULDBLOCK:
+#endif
+    case EINTR:
+    case ECONNABORTED:
+    case EPROTO:
+    case ENETDOWN:
+    case ENOPROTOOPT:
+    case EHOSTDOWN:
+    case ENONET:
+    case EHOSTUNREACH:
+    case EOPNOTSUPP:
+    case ENETUNREACH:
+    case EPERM: /* a firewall rule refused this one connection */
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int net_accept(int lfd, int *fd_out, char *addr, char *laddr, int *os_err)
 {
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
     int fd, one = 1;
 
+    *os_err = 0;
     fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED) {
+        int e = errno;
+        if (accept_err_transient(e)) {
             return TERSE_MORE;
+        }
+        *os_err = e;
+        if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) {
+            return TERSE_EEXHAUSTED;
         }
         return TERSE_EIO;
     }
@@ -103,6 +137,47 @@ int net_accept(int lfd, int *fd_out, char *addr, char *laddr)
         laddr[0] = '\0';
     }
     *fd_out = fd;
+    return TERSE_OK;
+}
+
+int net_addr_is_local(const char *addr)
+{
+    const char *colon = strrchr(addr, ':');
+    size_t n = colon != NULL ? (size_t)(colon - addr) : strlen(addr);
+
+    return (n == 9 && memcmp(addr, "127.0.0.1", 9) == 0) || (n == 3 && memcmp(addr, "::1", 3) == 0);
+}
+
+int net_fd_limit_raise(uint64_t want, uint64_t *old_out, uint64_t *limit_out, int *os_err)
+{
+    struct rlimit lim;
+    rlim_t old, best;
+
+    *os_err = 0;
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0) {
+        *os_err = errno;
+        return TERSE_EIO;
+    }
+    old = lim.rlim_cur;
+    *old_out = *limit_out = (uint64_t)old;
+    if (old == RLIM_INFINITY || (uint64_t)old >= want) {
+        return TERSE_OK;
+    }
+    for (best = (rlim_t)want; best > old; best -= 16) {
+        struct rlimit next = lim;
+        next.rlim_cur = best;
+        if (next.rlim_max != RLIM_INFINITY && next.rlim_max < best) {
+            next.rlim_max = best; /* needs CAP_SYS_RESOURCE; refused (EPERM) without */
+        }
+        if (setrlimit(RLIMIT_NOFILE, &next) == 0) {
+            *limit_out = (uint64_t)best;
+            return TERSE_OK;
+        }
+        *os_err = errno;
+        if (best < 16) {
+            break;
+        }
+    }
     return TERSE_OK;
 }
 

@@ -23,9 +23,33 @@
  */
 int net_listen(const char *addr, int port, int backlog, int *fd_out, char *err, size_t err_cap);
 
-/* Accepts one connection: TERSE_OK (fd non-blocking, TCP_NODELAY), TERSE_MORE (none
- * pending), TERSE_EIO. addr/laddr receive "ip:port" (NET_ADDR_MAX bytes each). */
-int net_accept(int lfd, int *fd_out, char *addr, char *laddr);
+/*
+ * Accepts one connection. addr/laddr receive "ip:port" (NET_ADDR_MAX bytes each).
+ * TERSE_OK: *fd_out is the connection (non-blocking, close-on-exec, TCP_NODELAY).
+ * TERSE_MORE: nothing to take now: none pending, or the one pending failed before it could be
+ *     taken (aborted, or one of the network errors Linux's accept(2) says to treat as EAGAIN);
+ *     that connection is gone, so calling again does not see it twice.
+ * TERSE_EEXHAUSTED: out of descriptors or kernel memory (EMFILE, ENFILE, ENOBUFS, ENOMEM);
+ *     the connection stays queued, so calling again at once fails again: wait for
+ *     descriptors to be freed. *os_err is the errno.
+ * TERSE_EIO: any other failure of the listening socket; *os_err is the errno.
+ */
+int net_accept(int lfd, int *fd_out, char *addr, char *laddr, int *os_err);
+
+/* 1 when addr ("ip:port", as net_accept writes it) is exactly 127.0.0.1 or ::1: the
+ * addresses Redis's islocalClient takes as local (not the rest of 127/8, not an IPv4-mapped
+ * ::ffff:127.0.0.1). */
+int net_addr_is_local(const char *addr);
+
+/*
+ * Raises the soft limit of open descriptors (RLIMIT_NOFILE) toward want, as Redis's
+ * adjustOpenFilesLimit does: tries want, then 16 fewer at a time while above the current soft
+ * limit; the hard limit is raised along when the process may (CAP_SYS_RESOURCE), never
+ * lowered. *old_out: the soft limit before; *limit_out: the soft limit after (>= *old_out;
+ * unchanged when it was already want or more); *os_err: errno of the last refused attempt
+ * (0: none refused). TERSE_OK, or TERSE_EIO when getrlimit fails (*os_err set).
+ */
+int net_fd_limit_raise(uint64_t want, uint64_t *old_out, uint64_t *limit_out, int *os_err);
 
 /* Starts a non-blocking TCP connection to host:port (a name is resolved first, blocking, as
  * Redis's replicas do): TERSE_OK with *fd_out (connecting or connected: wait for writability,

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/core_log.h"
@@ -77,29 +78,121 @@ struct srv_client *srv_client_new(struct srv *s, int fd, const char *addr, const
     return c;
 }
 
+/* Redis 7.0's answer to a client refused by protected mode, byte for byte. */
+static const char denied_msg[] =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG "
+    "SET protected-mode no' from the loopback interface by connecting to Redis from the same "
+    "host the server is running, however MAKE SURE Redis is not publicly accessible from "
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "
+    "you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "
+    "started the server manually just for testing, restart it with the '--protected-mode no' "
+    "option. 4) Setup a an authentication password for the default user. NOTE: You only need "
+    "to do one of the above things in order for the server to start accepting connections from "
+    "the outside.\r\n";
+
+/* Best effort, as Redis's: the socket is new, so the text fits its send buffer. */
+static void refuse(struct srv *s, int fd, const char *msg, size_t len)
+{
+    ssize_t w = send(fd, msg, len, MSG_NOSIGNAL);
+
+    (void)w;
+    close(fd);
+    s->rejected_connections++;
+}
+
+/* Redis 7.0's rule (clientAcceptHandler): protected-mode yes and a default user without a
+ * password refuse every client that is not local, whatever bind says. */
+static int protected_refuses(const struct srv *s, const char *addr)
+{
+    return s->cfg.protected_mode && s->cfg.requirepass[0] == '\0' && !net_addr_is_local(addr);
+}
+
+static void listeners_arm(struct srv *s, unsigned mask)
+{
+    for (size_t i = 0; i < s->n_listen; i++) {
+        core_loop_mod(s->loop, s->listen_fd[i], mask);
+    }
+}
+
+/* accept() failed for the listener, not for one connection: the connection stays queued and
+ * the listener stays readable, so under a level-triggered loop retrying now would spin. The
+ * listeners rest for SRV_ACCEPT_PAUSE_MS (clients already connected are served meanwhile) and
+ * the failure is logged once per SRV_ACCEPT_LOG_MS at most. */
+static void accept_failed(struct srv *s, int os_err)
+{
+    uint64_t now = core_time_mono_us();
+
+    listeners_arm(s, 0);
+    s->accept_resume_us = now + SRV_ACCEPT_PAUSE_MS * 1000ULL;
+    if (s->accept_fail_logged_us != 0 &&
+        now - s->accept_fail_logged_us < SRV_ACCEPT_LOG_MS * 1000ULL) {
+        s->accept_fail_unlogged++;
+        return;
+    }
+    if (s->accept_fail_unlogged > 0) {
+        core_log(CORE_LOG_WARNING,
+                 "Accepting client connection: accept: %s (%llu more failures since the last "
+                 "report; accepting pauses %d ms after each)",
+                 strerror(os_err), (unsigned long long)s->accept_fail_unlogged,
+                 SRV_ACCEPT_PAUSE_MS);
+    } else {
+        core_log(CORE_LOG_WARNING, "Accepting client connection: accept: %s", strerror(os_err));
+    }
+    s->accept_fail_unlogged = 0;
+    s->accept_fail_logged_us = now;
+}
+
+int srv_accept_poll_ms(const struct srv *s, int timeout_ms)
+{
+    uint64_t now, left_ms;
+
+    if (s->accept_resume_us == 0) {
+        return timeout_ms;
+    }
+    now = core_time_mono_us();
+    left_ms = now >= s->accept_resume_us ? 0 : (s->accept_resume_us - now + 999) / 1000;
+    return timeout_ms < 0 || (uint64_t)timeout_ms > left_ms ? (int)left_ms : timeout_ms;
+}
+
+void srv_accept_resume(struct srv *s)
+{
+    if (s->accept_resume_us != 0 && core_time_mono_us() >= s->accept_resume_us) {
+        s->accept_resume_us = 0;
+        listeners_arm(s, CORE_EV_READ);
+    }
+}
+
 void srv_on_accept(struct core_loop *loop, int lfd, void *arg, unsigned events)
 {
+    static const char full_msg[] = "-ERR max number of clients reached\r\n";
     struct srv *s = arg;
     char addr[NET_ADDR_MAX], laddr[NET_ADDR_MAX];
     struct srv_client *c;
-    int fd, st;
+    int fd, st, os_err;
 
     (void)events;
     (void)loop; /* s->loop */
     for (int i = 0; i < 64; i++) {
-        st = net_accept(lfd, &fd, addr, laddr);
+        st = net_accept(lfd, &fd, addr, laddr, &os_err);
+        if (st == TERSE_MORE) {
+            return;
+        }
         if (st != TERSE_OK) {
-            if (st == TERSE_EIO) {
-                core_log(CORE_LOG_WARNING, "Accepting client connection failed");
-            }
+            accept_failed(s, os_err);
             return;
         }
         if (s->n_clients >= (uint64_t)s->cfg.maxclients) {
-            static const char msg[] = "-ERR max number of clients reached\r\n";
-            ssize_t w = write(fd, msg, sizeof(msg) - 1);
-            (void)w;
-            close(fd);
-            s->rejected_connections++;
+            refuse(s, fd, full_msg, sizeof(full_msg) - 1);
+            continue;
+        }
+        if (protected_refuses(s, addr)) {
+            /* Redis refuses it after creating its client, which takes an id. */
+            s->cmd.next_client_id++;
+            refuse(s, fd, denied_msg, sizeof(denied_msg) - 1);
             continue;
         }
         c = srv_client_new(s, fd, addr, laddr);
@@ -144,7 +237,10 @@ void srv_close_all_clients(struct srv *s)
     }
 }
 
-/* Output buffer limits of the normal class. Returns 1 when the client must be closed. */
+/* Output buffer limits of the client's class, and SRV_UNAUTH_OBUF_MAX for a client that has
+ * not authenticated while a password is required (Redis's authRequired: a client that
+ * connected before requirepass was set counts as authenticated). Returns 1 when the client
+ * must be closed. */
 static int over_output_limit(struct srv *s, struct srv_client *c, int64_t now_ms)
 {
     const struct core_config_obuf_class *k =
@@ -155,6 +251,10 @@ static int over_output_limit(struct srv *s, struct srv_client *c, int64_t now_ms
     size_t used = core_buf_pending(&c->conn.out) + srv_repl_pending(c);
 
     if (k->hard_bytes != 0 && used >= k->hard_bytes) {
+        return 1;
+    }
+    if (used > SRV_UNAUTH_OBUF_MAX && !(c->cmd.flags & CMD_CLIENT_AUTHED) &&
+        s->cfg.requirepass[0] != '\0') {
         return 1;
     }
     if (k->soft_bytes != 0 && used >= k->soft_bytes) {

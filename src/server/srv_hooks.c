@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -100,14 +101,53 @@ static void hook_config_get(void *arg, const char *pattern,
     core_config_get(&s->cfg, pattern, emit, emit_arg);
 }
 
+/* 1 when a CONFIG SET names maxclients (an option without aliases). */
+static int sets_maxclients(const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcasecmp(names[i], "maxclients") == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int hook_config_set(void *arg, const char *const *names, const char *const *values,
                            size_t n, char *errbuf, size_t errbuf_cap)
 {
     struct srv *s = arg;
-    int st = core_config_set_pairs(&s->cfg, names, values, n, 0, errbuf, errbuf_cap);
+    struct core_config before;
+    long long maxclients = s->cfg.maxclients;
+    int keep = sets_maxclients(names, n), st;
 
+    /* maxclients is checked against the descriptor limit after the values are applied; when it
+     * does not fit, every value of the command is put back, as Redis's restoreBackupConfig. */
+    if (keep && core_config_copy(&before, &s->cfg) != TERSE_OK) {
+        snprintf(errbuf, errbuf_cap, "ERR out of memory");
+        return -1;
+    }
+    st = core_config_set_pairs(&s->cfg, names, values, n, 0, errbuf, errbuf_cap);
     if (st == TERSE_ENOMEM) {
         snprintf(errbuf, errbuf_cap, "ERR out of memory");
+    }
+    if (st == TERSE_OK && s->cfg.maxclients != maxclients) {
+        /* As Redis's updateMaxclients: the descriptor limit is raised if it can be, else the
+         * error says what would fit. */
+        long long asked = s->cfg.maxclients;
+        int fit = srv_maxclients_fit(s, 0);
+        if (fit != 0 || s->cfg.maxclients != asked) {
+            snprintf(errbuf, errbuf_cap,
+                     "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The "
+                     "operating system is not able to handle the specified number of clients, "
+                     "try with %lld",
+                     fit != 0 ? 0LL : s->cfg.maxclients);
+            core_config_deinit(&s->cfg);
+            s->cfg = before;
+            return -1;
+        }
+    }
+    if (keep) {
+        core_config_deinit(&before);
     }
     if (st != TERSE_OK) {
         return -1;

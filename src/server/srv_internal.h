@@ -44,6 +44,16 @@
 #define SRV_READ_BIG_MAX (1024 * 1024) /* most bytes read per event for a big bulk */
 #define SRV_IDLE_BUF_KEEP (16 * 1024)  /* buffers of idle clients shrink to this */
 #define SRV_IDLE_BUF_S 2               /* seconds of idleness before that */
+#define SRV_RESERVED_FDS 32            /* descriptors kept beyond maxclients for listeners, files,
+                                          children's pipes (Redis's CONFIG_MIN_RESERVED_FDS) */
+#define SRV_ACCEPT_PAUSE_MS 100        /* listeners rest this long after accept ran out of
+                                          descriptors or failed (the pending ones wait queued) */
+#define SRV_ACCEPT_LOG_MS 10000        /* at most one log line of accept failures per period */
+/* Unsent replies an unauthenticated client may hold (with requirepass set) before it is
+ * closed: Redis's 16 KiB reply buffer (PROTO_REPLY_CHUNK_BYTES); Debian's 7.0.15 carries the
+ * CVE-2025-21605 fix, which closes such a client once 1 KiB more sits in its reply list, whose
+ * first block is itself 16 KiB: in effect as soon as its replies pass 16 KiB. */
+#define SRV_UNAUTH_OBUF_MAX (16 * 1024)
 
 /* One client connection. Owned by struct srv's list; freed by srv_client_close. */
 struct srv_client {
@@ -199,6 +209,12 @@ struct srv {
     uint64_t total_connections;
     uint64_t rejected_connections;
     uint64_t net_in, net_out;      /* bytes of closed clients (live ones are added on read) */
+    /* accept() out of descriptors (srv_conn.c): the listeners are out of the loop until
+     * accept_resume_us (core_time_mono_us; 0: listening); failures not logged yet, and when
+     * the last line was logged. */
+    uint64_t accept_resume_us;
+    uint64_t accept_fail_unlogged;
+    uint64_t accept_fail_logged_us;
     int64_t last_cron_ms;
     int idle;                      /* 1 after a poll that waited and found no event */
     struct srv_persist persist;    /* snapshots */
@@ -213,7 +229,17 @@ struct srv {
 };
 
 /* srv_conn.c */
+/* A listener is readable: accepts up to a batch of clients. Past maxclients a client gets
+ * Redis's "max number of clients reached" and is closed; a non-local one in protected mode
+ * (protected-mode yes, no requirepass) gets its -DENIED text and is closed. When accept runs
+ * out of descriptors (or fails otherwise) the listeners leave the loop for
+ * SRV_ACCEPT_PAUSE_MS and the failure is logged at most once per SRV_ACCEPT_LOG_MS. */
 void srv_on_accept(struct core_loop *loop, int fd, void *arg, unsigned events);
+/* After every poll: puts paused listeners back once their pause is over (one test when none
+ * is paused). */
+void srv_accept_resume(struct srv *s);
+/* timeout_ms (-1: none), shortened to when paused listeners are due back. */
+int srv_accept_poll_ms(const struct srv *s, int timeout_ms);
 /* A client on connected socket fd (its command state, buffers, loop registration), counted
  * in n_clients; NULL when out of memory (fd is then the caller's to close). */
 struct srv_client *srv_client_new(struct srv *s, int fd, const char *addr, const char *laddr);
@@ -233,6 +259,13 @@ void srv_client_out_done(void *srv, struct cmd_client *cl);
  * once without waiting (the script's caller, CMD_CLIENT_PROTECTED, is left alone). Returns
  * nonzero when the server is stopping (SHUTDOWN NOSAVE, a signal). */
 int srv_busy_events(void *srv);
+
+/* srv_main.c: fits maxclients to the descriptors the process may open (Redis's
+ * adjustOpenFilesLimit): raises RLIMIT_NOFILE toward maxclients + SRV_RESERVED_FDS, or lowers
+ * maxclients to what the limit leaves, logging either as Redis does. Returns 0; -1 when the
+ * limit leaves no room for a single client (maxclients unchanged; logged at startup, where
+ * the server then exits, as Redis does). */
+int srv_maxclients_fit(struct srv *s, int startup);
 
 /* srv_hooks.c */
 void srv_hooks_install(struct srv *s);

@@ -4,8 +4,10 @@
  *   terse-server [config-file] [--name value ...]
  *
  * Setup order: config (defaults, file, command line) -> log -> s3 (libcurl, OpenSSL) ->
- * signals -> shard, codec and command state -> snapshot or AOF load -> listeners -> loop. Teardown runs in reverse, so every byte is freed before
- * exit (the sanitizer build checks it).
+ * maxclients fitted to the descriptor limit -> signals -> shard, codec and command state (the
+ * config's rename-command lines applied to the table) -> snapshot or AOF load -> listeners ->
+ * loop. Teardown runs in reverse, so every byte is freed before exit (the sanitizer build
+ * checks it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -87,6 +89,7 @@ static int load_config(struct srv *s, int argc, char **argv)
         fprintf(stderr, "terse: out of memory\n");
         return -1;
     }
+    s->cfg.command_known = cmd_name_known; /* rename-command lines are checked as read */
     s->config_file = "";
     if (argc > 1 && strncmp(argv[1], "--", 2) != 0 && strcmp(argv[1], "-") != 0) {
         s->config_file = argv[1];
@@ -135,6 +138,53 @@ static void on_signal(struct core_loop *loop, int fd, void *arg, unsigned events
     }
 }
 
+int srv_maxclients_fit(struct srv *s, int startup)
+{
+    uint64_t want = (uint64_t)s->cfg.maxclients + SRV_RESERVED_FDS, old, got;
+    int os_err;
+
+    if (net_fd_limit_raise(want, &old, &got, &os_err) != TERSE_OK) {
+        core_log(CORE_LOG_WARNING,
+                 "Unable to obtain the current NOFILE limit (%s), assuming 1024 and setting the "
+                 "max clients configuration accordingly.",
+                 strerror(os_err));
+        if (s->cfg.maxclients > 1024 - SRV_RESERVED_FDS) {
+            s->cfg.maxclients = 1024 - SRV_RESERVED_FDS;
+        }
+        return 0;
+    }
+    if (got >= want) {
+        if (got > old) {
+            core_log(CORE_LOG_NOTICE,
+                     "Increased maximum number of open files to %llu (it was originally set to "
+                     "%llu).",
+                     (unsigned long long)got, (unsigned long long)old);
+        }
+        return 0;
+    }
+    if (got <= SRV_RESERVED_FDS) {
+        if (startup) {
+            core_log(CORE_LOG_WARNING,
+                     "Your current 'ulimit -n' of %llu is not enough for the server to start. "
+                     "Please increase your open file limit to at least %llu. Exiting.",
+                     (unsigned long long)old, (unsigned long long)want);
+        }
+        return -1;
+    }
+    core_log(CORE_LOG_WARNING,
+             "You requested maxclients of %lld requiring at least %llu max file descriptors.",
+             s->cfg.maxclients, (unsigned long long)want);
+    core_log(CORE_LOG_WARNING,
+             "Server can't set maximum open files to %llu because of OS error: %s.",
+             (unsigned long long)want, strerror(os_err));
+    s->cfg.maxclients = (long long)(got - SRV_RESERVED_FDS);
+    core_log(CORE_LOG_WARNING,
+             "Current maximum open files is %llu. maxclients has been reduced to %lld to "
+             "compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'.",
+             (unsigned long long)got, s->cfg.maxclients);
+    return 0;
+}
+
 static int setup_listeners(struct srv *s)
 {
     char err[256];
@@ -175,6 +225,9 @@ static int setup(struct srv *s)
     s->cmd.alloc.free = codec_free;
     s->cmd.alloc.opaque = NULL;
     srv_aof_init(s);
+    if (srv_maxclients_fit(s, 1) != 0) {
+        return -1;
+    }
     if (setup_signals(s) != 0 || core_loop_create(&s->loop) != TERSE_OK) {
         core_log(CORE_LOG_WARNING, "Event loop setup failed: %s", strerror(errno));
         return -1;
@@ -197,6 +250,15 @@ static int setup(struct srv *s)
     if (cmd_server_init(&s->cmd) != TERSE_OK) {
         core_log(CORE_LOG_WARNING, "Out of memory during setup");
         return -1;
+    }
+    for (size_t i = 0; i < s->cfg.renames.n; i++) {
+        /* Checked by the config loader against the same table: only memory can fail. */
+        const struct core_config_rename *r = &s->cfg.renames.v[i];
+        if (cmd_table_rename(&s->cmd, r->from, r->to) != TERSE_OK) {
+            core_log(CORE_LOG_WARNING, "rename-command %s '%s' failed during setup", r->from,
+                     r->to);
+            return -1;
+        }
     }
     srv_repl_init(s);
     srv_repl_hooks_install(s);
@@ -281,12 +343,13 @@ int main(int argc, char **argv)
                  (long long)s.cfg.port);
         core_log(CORE_LOG_NOTICE, "Ready to accept connections");
         while (!s.stop) {
-            int n = core_loop_poll(s.loop, srv_poll_timeout_ms(&s));
+            int n = core_loop_poll(s.loop, srv_accept_poll_ms(&s, srv_poll_timeout_ms(&s)));
 
             if (n < 0) {
                 core_log(CORE_LOG_WARNING, "epoll_wait failed: %s", strerror(errno));
                 break;
             }
+            srv_accept_resume(&s);
             srv_repl_step(&s, 0);
             srv_replica_step(&s, 0);
             srv_clients_resume(&s);
