@@ -36,7 +36,7 @@ LUA_PC := lua5.1-cjson lua5.1-bitop lua5.1
 CPPFLAGS += $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
 LIBS += $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
 
-SRC_ALL := $(sort $(wildcard src/*/*.c))
+SRC_ALL := $(sort $(wildcard src/*/*.c src/*/*/*.c))
 SRC_MAIN := $(wildcard src/server/srv_main.c)
 SRC_NOMAIN := $(filter-out $(SRC_MAIN),$(SRC_ALL))
 SRC_LIB := $(sort $(wildcard src/codec/*.c))
@@ -55,7 +55,7 @@ FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/fuzz/%-replay)
 # A fuzz target is one .c compiled at link time: it is rebuilt when any header it may include
 # changes (fuzz/*.h helpers, the layers' headers), not only when its .c or the library does.
-FUZZ_HDRS := $(wildcard fuzz/*.h src/*/*.h include/*/*.h)
+FUZZ_HDRS := $(wildcard fuzz/*.h src/*/*.h src/*/*/*.h include/*/*.h)
 
 SERVER := $(BUILD)/terse-server
 LIBA := $(BUILD)/libterse.a

@@ -457,6 +457,10 @@ struct cmd_name_slot {
     const struct cmd_def *d;
 };
 
+/* A key event reported by core code (a keyspace miss), fanned out by cmd_change.c. */
+typedef void cmd_event_fn(struct cmd_server *srv, int type, const char *event, int db,
+                          const void *key, size_t klen);
+
 struct cmd_server {
     struct store_shard *shard;   /* the one shard (first version: one worker) */
     struct codec_ctx *codec;     /* the worker's codec context */
@@ -464,6 +468,11 @@ struct cmd_server {
     struct cmd_hooks hooks;
     struct cmd_settings settings;
     struct cmd_stats stats;
+    /* Hooks the change fan-out installs (cmd_change_setup), so that code below it reports
+     * through them without calling up: a key event (a keyspace miss), and a key registry that
+     * filled or emptied (re-deciding whether the store's change listener is needed). */
+    cmd_event_fn *on_event;
+    void (*listen)(struct cmd_server *srv);
     struct cmd_client *clients;  /* list head */
     uint64_t next_client_id;
     int64_t start_ms;            /* process start, unix ms */
@@ -692,8 +701,10 @@ enum cmd_flags {
                                      (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET) */
     CMD_SUB_OK = 1 << 23,         /* terse's own: allowed to a RESP2 client with
                                      subscriptions ((P|S)(UN)SUBSCRIBE, PING, QUIT, RESET) */
-    CMD_ARBITRARY_KEYS = 1 << 24  /* may touch any key (SCAN, RANDOMKEY): Redis's hidden
+    CMD_ARBITRARY_KEYS = 1 << 24, /* may touch any key (SCAN, RANDOMKEY): Redis's hidden
                                      TOUCHES_ARBITRARY_KEYS, for the write feed */
+    CMD_WAITS_REPLICAS = 1 << 25  /* terse's own: blocks until replicas acknowledge, not on
+                                     keys (WAIT); its timeout answers cmd_block_wait_reply */
 };
 
 /*

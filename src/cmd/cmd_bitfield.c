@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cmd/cmd_bitops.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_string.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
@@ -294,7 +294,7 @@ static void bitfield(struct cmd_call *c, int ro)
         return;
     }
     if (changes > 0) {
-        cmd_notify(c, CMD_NOTIFY_STRING, "setbit", key);
+        cmd_changed(c, CMD_NOTIFY_STRING, "setbit", key);
     }
 }
 

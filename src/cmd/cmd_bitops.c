@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cmd/cmd_bitops.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_string.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
@@ -279,7 +279,7 @@ static void cmd_bitop(struct cmd_call *c)
     if (maxlen == 0) {
         if (store_delete(cmd_shard(c, dest->p, dest->len), c->cl->db, dest->p, dest->len,
                          c->now_ms)) {
-            cmd_notify(c, CMD_NOTIFY_GENERIC, "del", dest);
+            cmd_changed(c, CMD_NOTIFY_GENERIC, "del", dest);
         }
         resp_write_int(c->out, 0);
         return;
@@ -313,7 +313,7 @@ static void cmd_bitop(struct cmd_call *c)
         cmd_reply_status(c, st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_STRING, "set", dest);
+    cmd_changed(c, CMD_NOTIFY_STRING, "set", dest);
     resp_write_int(c->out, (long long)maxlen);
 }
 

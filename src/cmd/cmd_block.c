@@ -268,6 +268,13 @@ void cmd_block_serve(struct cmd_server *srv)
     srv->n_ready = 0;
 }
 
+long long cmd_block_acked(struct cmd_server *srv, const struct cmd_client *cl)
+{
+    struct cmd_hooks *h = &srv->hooks;
+
+    return h->repl_acked != NULL ? h->repl_acked(h->srv, cl->woff) : 0;
+}
+
 /* Writes cl's timeout reply (or err), ends its wait, and hands it back to the server. */
 static void wake_empty(struct cmd_server *srv, struct cmd_client *cl, const char *err)
 {
@@ -277,8 +284,8 @@ static void wake_empty(struct cmd_server *srv, struct cmd_client *cl, const char
 
     if (err != NULL) {
         resp_write_error(o, err);
-    } else if (cmd_repl_is_wait(d)) {
-        cmd_repl_wait_reply(srv, cl, o); /* WAIT answers how many replicas did */
+    } else if (d->flags & CMD_WAITS_REPLICAS) {
+        resp_write_int(o, cmd_block_acked(srv, cl)); /* WAIT answers how many replicas did */
     } else {
         resp_write_null_array(o); /* whatever the command, as Redis 7.0 answers a timeout */
     }
@@ -311,7 +318,7 @@ void cmd_block_wake_waits(struct cmd_server *srv)
     for (struct cmd_client *cl = srv->clients; cl != NULL; cl = cl->next) {
         size_t pos = 0, argc;
         if ((cl->flags & CMD_CLIENT_BLOCKED) &&
-            cmd_repl_is_wait(cmd_records_next(&cl->blk, &pos, &argc))) {
+            (cmd_records_next(&cl->blk, &pos, &argc)->flags & CMD_WAITS_REPLICAS)) {
             (void)retry(srv, cl);
         }
     }

@@ -18,7 +18,7 @@
 #include "cmd/cmd_hash.h"
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_keys.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_set.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
@@ -223,7 +223,7 @@ static void dump_restore(struct cmd_call *c)
     if (ttl != 0 && ttl <= c->now_ms) {
         /* already expired: nothing is created; what REPLACE deleted is reported */
         if (deleted) {
-            cmd_notify(c, CMD_NOTIFY_GENERIC, "del", key);
+            cmd_changed(c, CMD_NOTIFY_GENERIC, "del", key);
             cmd_feed_rewrite_del(c, key);
         }
         resp_write_ok(c->out);
@@ -241,7 +241,7 @@ static void dump_restore(struct cmd_call *c)
         return;
     }
     store_access_set(s, c->cl->db, key->p, key->len, o.freq, o.idle, c->now_ms);
-    cmd_notify(c, CMD_NOTIFY_GENERIC, "restore", key);
+    cmd_changed(c, CMD_NOTIFY_GENERIC, "restore", key);
     if (ttl != 0 && !o.absttl) {
         feed_absttl(c, ttl);
     }

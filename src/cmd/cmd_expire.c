@@ -14,7 +14,7 @@
 #include <limits.h>
 
 #include "cmd/cmd_keys.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "terse/status.h"
 
@@ -126,7 +126,7 @@ static void keys_expire_generic(struct cmd_call *c, long long base_ms, long long
     }
     if (when <= c->now_ms) {
         store_delete(s, c->cl->db, k->p, k->len, c->now_ms);
-        cmd_notify(c, CMD_NOTIFY_GENERIC, "del", k);
+        cmd_changed(c, CMD_NOTIFY_GENERIC, "del", k);
         cmd_feed_rewrite_del(c, k);
     } else {
         /* A first expiry may grow the entry: ENOMEM leaves the key unchanged. */
@@ -135,7 +135,7 @@ static void keys_expire_generic(struct cmd_call *c, long long base_ms, long long
             cmd_reply_status(c, st);
             return;
         }
-        cmd_notify(c, CMD_NOTIFY_GENERIC, "expire", k);
+        cmd_changed(c, CMD_NOTIFY_GENERIC, "expire", k);
         if (cmd_feed_on(c)) {
             feed_pexpireat(c, when);
         }
@@ -222,6 +222,6 @@ void cmd_persist_key_proc(struct cmd_call *c)
         cmd_reply_status(c, st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_GENERIC, "persist", k);
+    cmd_changed(c, CMD_NOTIFY_GENERIC, "persist", k);
     resp_write_int(c->out, 1);
 }

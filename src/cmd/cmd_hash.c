@@ -27,7 +27,7 @@
 #include <stdbool.h>
 
 #include "cmd/cmd_elems.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "codec/codec_value.h"
@@ -169,7 +169,7 @@ static void hash_set_pairs(struct cmd_call *c, bool ok_reply)
         cmd_hash_reply_bad(c, st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_HASH, "hset", &c->argv[1]);
+    cmd_changed(c, CMD_NOTIFY_HASH, "hset", &c->argv[1]);
     if (ok_reply) {
         resp_write_ok(c->out);
     } else {
@@ -216,7 +216,7 @@ static void hash_hsetnx(struct cmd_call *c)
         cmd_hash_reply_bad(c, st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_HASH, "hset", &c->argv[1]);
+    cmd_changed(c, CMD_NOTIFY_HASH, "hset", &c->argv[1]);
     resp_write_int(c->out, 1);
 }
 
@@ -247,7 +247,7 @@ static void hash_hdel(struct cmd_call *c)
         return;
     }
     if (removed > 0) {
-        cmd_notify_edit(c, CMD_NOTIFY_HASH, "hdel", &c->argv[1]);
+        cmd_changed_edit(c, CMD_NOTIFY_HASH, "hdel", &c->argv[1]);
     }
     resp_write_int(c->out, (long long)removed);
 }
@@ -289,7 +289,7 @@ static int incr_store(struct cmd_call *c, const struct store_entry *e, const uin
         cmd_hash_reply_bad(c, st);
         return -1;
     }
-    cmd_notify(c, CMD_NOTIFY_HASH, event, &c->argv[1]);
+    cmd_changed(c, CMD_NOTIFY_HASH, event, &c->argv[1]);
     return 0;
 }
 

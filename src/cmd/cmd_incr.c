@@ -14,7 +14,7 @@
 #include <limits.h>
 
 #include "cmd/cmd_string.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "store/store.h"
@@ -75,7 +75,7 @@ static void incr_generic(struct cmd_call *c, long long incr)
         cmd_reply_status(c, st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_STRING, "incrby", key);
+    cmd_changed(c, CMD_NOTIFY_STRING, "incrby", key);
     resp_write_int(c->out, v);
 }
 
@@ -156,7 +156,7 @@ void cmd_incrbyfloat_proc(struct cmd_call *c)
         cmd_reply_status(c, st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_STRING, "incrbyfloat", key);
+    cmd_changed(c, CMD_NOTIFY_STRING, "incrbyfloat", key);
     if (cmd_feed_on(c)) {
         /* Fed as the value it gave, so no replica's float arithmetic can differ. */
         struct resp_slice a[4] = {cmd_feed_str("SET"), *key, {(const uint8_t *)buf, n},

@@ -411,30 +411,6 @@ static void info_stats(struct info_buf *b, struct cmd_call *c, const struct info
               (unsigned long long)s->total_error_replies);
 }
 
-void cmd_count_error(void *arg, const char *code, size_t len)
-{
-    struct cmd_stats *st = &((struct cmd_server *)arg)->stats;
-    size_t i;
-
-    st->total_error_replies++;
-    if (len > CMD_ERRCODE_MAX) {
-        len = CMD_ERRCODE_MAX;
-    }
-    for (i = 0; i < st->n_errstats; i++) {
-        if (strncmp(st->errstats[i].code, code, len) == 0 && st->errstats[i].code[len] == '\0') {
-            st->errstats[i].count++;
-            return;
-        }
-    }
-    if (i == CMD_ERRSTATS_MAX) {
-        return; /* past Redis's limit of codes: counted in the total only */
-    }
-    memcpy(st->errstats[i].code, code, len);
-    st->errstats[i].code[len] = '\0';
-    st->errstats[i].count = 1;
-    st->n_errstats++;
-}
-
 /* "errorstat_<code>:count=<n>" by code in byte order, as Redis lists its error table. */
 static void info_errorstats(struct info_buf *b, struct cmd_call *c)
 {

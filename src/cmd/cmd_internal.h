@@ -67,9 +67,8 @@ int cmd_repl_is_replconf(const struct cmd_def *d);
  * replicas acknowledged within min-replicas-max-lag), 0 for -NOREPLICAS. */
 #define CMD_ERR_NOREPLICAS "NOREPLICAS Not enough good replicas to write."
 int cmd_repl_enough_replicas(struct cmd_server *srv);
-/* 1 when d is WAIT's row; its timeout reply: the replicas that acknowledged cl's writes. */
-int cmd_repl_is_wait(const struct cmd_def *d);
-void cmd_repl_wait_reply(struct cmd_server *srv, struct cmd_client *cl, struct resp_out *o);
+/* Replicas that acknowledged cl's last write (its woff): what WAIT answers. */
+long long cmd_block_acked(struct cmd_server *srv, const struct cmd_client *cl);
 
 /* cmd_multi.c: transactions. */
 /* Queues d as c names it (the client is in MULTI) and replies +QUEUED, or an error that

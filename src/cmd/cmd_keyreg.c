@@ -1,25 +1,20 @@
 /*
- * cmd_keyreg: the keys clients wait on, and the shard's change listener that tells them.
+ * cmd_keyreg: the keys clients wait on (or channels they subscribe to).
  *
- * Two registries use it: WATCH's keys (cmd_watch.c) and the keys of blocked clients
- * (cmd_block.c). A key is one struct cmd_keyreg_key in two lists at once: its client's (what
+ * Its registries: WATCH's keys (cmd_watch.c), the keys of blocked clients (cmd_block.c), and
+ * pub/sub's channels and patterns (cmd_pubsub.c). A key is one struct cmd_keyreg_key in two lists at once: its client's (what
  * the client drops as a whole) and a bucket of its registry, chained by the shard's key hash
  * in the order keys were added (blocked clients are served first come, first served). While
- * either registry holds a key, the shard calls on_change after every write, expiry change and
- * removal (store_watch_changes); with none it has no listener and a write pays one pointer
- * test.
+ * WATCH's or the blocked clients' registry holds a key, the store's change listener (cmd_change.c) is installed: a
+ * registry that fills or empties tells it through srv->listen.
  *
  * Memory: one allocation per key added (freed when dropped); a bucket array grows with its
  * registry and is kept until the server stops.
- *
- * The same listener tells keyspace notifications (cmd_notify.c) of the keys the store adds,
- * expires and evicts; it is installed while those are wanted too.
  */
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "cmd/cmd_internal.h"
-#include "cmd/cmd_notify.h"
 #include "terse/status.h"
 
 #define KEYREG_MIN_BUCKETS 16u
@@ -39,44 +34,6 @@ int cmd_keyreg_same(const struct cmd_keyreg_key *k, uint64_t hash, int db, const
 struct cmd_keyreg_key *cmd_keyreg_first(const struct cmd_keyreg *reg, uint64_t hash)
 {
     return reg->n == 0 ? NULL : *bucket_of(reg, hash);
-}
-
-/* The shard's change listener. */
-static void on_change(void *arg, int db, const void *key, size_t klen, enum store_change why)
-{
-    struct cmd_server *srv = arg;
-    uint64_t hash;
-
-    if (srv->feed.on) {
-        cmd_feed_store_change(srv, db, key, klen, why);
-    }
-    if (why != STORE_CHANGE_WRITE && (srv->settings.notify & CMD_NOTIFY_STORE_EVENTS)) {
-        cmd_notify_store_change(srv, db, key, klen, why);
-    }
-    if (srv->watch.n + srv->block.n == 0) {
-        return;
-    }
-    hash = store_key_hash(srv->shard, key, klen);
-    if (srv->watch.n > 0) {
-        cmd_watch_changed(srv, hash, db, key, klen);
-    }
-    if (srv->block.n > 0) {
-        cmd_block_changed(srv, hash, db, key, klen);
-    }
-}
-
-/* Installs or removes the listener as the registries fill or empty, and as keyspace
- * notifications of what the store does on its own (new, expired, evicted) are on or off. */
-static void listen(struct cmd_server *srv)
-{
-    if (srv->shard == NULL) {
-        return;
-    }
-    if (srv->watch.n + srv->block.n > 0 || cmd_notify_store_wanted(srv) || srv->feed.on) {
-        store_watch_changes(srv->shard, on_change, srv);
-    } else {
-        store_watch_changes(srv->shard, NULL, NULL);
-    }
 }
 
 /* Doubles the bucket array (or makes the first one), keeping each chain's order.
@@ -141,8 +98,8 @@ int cmd_keyreg_add(struct cmd_server *srv, struct cmd_keyreg *reg,
     *tail = k;
     k->client_next = NULL;
     *client_tail = k; /* a client's keys in the order it added them (PUNSUBSCRIBE's order) */
-    if (reg->n++ == 0) {
-        listen(srv);
+    if (reg->n++ == 0 && srv->listen != NULL) {
+        srv->listen(srv);
     }
     return TERSE_OK;
 }
@@ -160,8 +117,8 @@ void cmd_keyreg_drop(struct cmd_server *srv, struct cmd_keyreg *reg,
         }
         *pp = k->bucket_next;
         srv->alloc.free(srv->alloc.opaque, k);
-        if (--reg->n == 0) {
-            listen(srv);
+        if (--reg->n == 0 && srv->listen != NULL) {
+            srv->listen(srv);
         }
     }
     *list = NULL;
@@ -173,7 +130,3 @@ void cmd_keyreg_free(struct cmd_server *srv, struct cmd_keyreg *reg)
     memset(reg, 0, sizeof(*reg));
 }
 
-void cmd_settings_changed(struct cmd_server *srv)
-{
-    listen(srv);
-}

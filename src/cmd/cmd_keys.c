@@ -23,7 +23,7 @@
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_object.h"
 #include "cmd/cmd_scan.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "terse/status.h"
 
@@ -49,7 +49,7 @@ struct store_entry *cmd_keys_lookup(struct cmd_call *c, int db, const struct res
         } else {
             c->srv->stats.keyspace_misses++;
             if (!(flags & CMD_KEYS_LOOKUP_NONOTIFY)) {
-                cmd_notify_db(c, CMD_NOTIFY_KEY_MISS, "keymiss", db, key);
+                cmd_changed_db(c, CMD_NOTIFY_KEY_MISS, "keymiss", db, key);
             }
         }
     }
@@ -120,7 +120,7 @@ static void keys_del(struct cmd_call *c)
     for (size_t i = 1; i < c->argc; i++) {
         const struct resp_slice *k = &c->argv[i];
         if (store_delete(cmd_shard(c, k->p, k->len), c->cl->db, k->p, k->len, c->now_ms)) {
-            cmd_notify(c, CMD_NOTIFY_GENERIC, "del", k);
+            cmd_changed(c, CMD_NOTIFY_GENERIC, "del", k);
             n++;
         }
     }
@@ -193,8 +193,8 @@ static void keys_rename_generic(struct cmd_call *c, int nx)
         cmd_reply_status(c, st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_GENERIC, "rename_from", src);
-    cmd_notify(c, CMD_NOTIFY_GENERIC, "rename_to", dst);
+    cmd_changed(c, CMD_NOTIFY_GENERIC, "rename_from", src);
+    cmd_changed(c, CMD_NOTIFY_GENERIC, "rename_to", dst);
     if (nx) {
         resp_write_int(c->out, 1);
     } else {
@@ -249,7 +249,7 @@ static void keys_copy(struct cmd_call *c)
                     dst->len, replace, c->now_ms);
     switch (st) {
     case TERSE_OK:
-        cmd_notify_db(c, CMD_NOTIFY_GENERIC, "copy_to", dst_db, dst);
+        cmd_changed_db(c, CMD_NOTIFY_GENERIC, "copy_to", dst_db, dst);
         resp_write_int(c->out, 1);
         break;
     case TERSE_ENOTFOUND: /* source gone (cannot happen after the lookup above) */
@@ -283,8 +283,8 @@ static void keys_move(struct cmd_call *c)
     st = store_move(cmd_shard(c, k->p, k->len), c->cl->db, dst_db, k->p, k->len, c->now_ms);
     switch (st) {
     case TERSE_OK:
-        cmd_notify(c, CMD_NOTIFY_GENERIC, "move_from", k);
-        cmd_notify_db(c, CMD_NOTIFY_GENERIC, "move_to", dst_db, k);
+        cmd_changed(c, CMD_NOTIFY_GENERIC, "move_from", k);
+        cmd_changed_db(c, CMD_NOTIFY_GENERIC, "move_to", dst_db, k);
         resp_write_int(c->out, 1);
         break;
     case TERSE_ENOTFOUND: /* no such key in the source db */

@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -157,7 +157,7 @@ static void list_push(struct cmd_call *c, bool left, bool xx)
         cmd_list_reply_bad(c, &c->argv[1], st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_LIST, left ? "lpush" : "rpush", &c->argv[1]);
+    cmd_changed(c, CMD_NOTIFY_LIST, left ? "lpush" : "rpush", &c->argv[1]);
     resp_write_int(c->out, (long long)(n + k));
 }
 
@@ -213,7 +213,7 @@ static void list_lset(struct cmd_call *c)
         cmd_list_reply_bad(c, &c->argv[1], st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_LIST, "lset", &c->argv[1]);
+    cmd_changed(c, CMD_NOTIFY_LIST, "lset", &c->argv[1]);
     resp_write_ok(c->out);
 }
 
@@ -264,7 +264,7 @@ static void list_linsert(struct cmd_call *c)
         cmd_list_reply_bad(c, &c->argv[1], st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_LIST, "linsert", &c->argv[1]);
+    cmd_changed(c, CMD_NOTIFY_LIST, "linsert", &c->argv[1]);
     resp_write_int(c->out, (long long)(n + 1));
 }
 
@@ -309,7 +309,7 @@ static void list_lrem(struct cmd_call *c)
         return;
     }
     if (removed > 0) {
-        cmd_notify_edit(c, CMD_NOTIFY_LIST, "lrem", &c->argv[1]);
+        cmd_changed_edit(c, CMD_NOTIFY_LIST, "lrem", &c->argv[1]);
     }
     resp_write_int(c->out, (long long)removed);
 }
@@ -358,7 +358,7 @@ static void list_ltrim(struct cmd_call *c)
             return;
         }
     }
-    cmd_notify_edit(c, CMD_NOTIFY_LIST, "ltrim", &c->argv[1]);
+    cmd_changed_edit(c, CMD_NOTIFY_LIST, "ltrim", &c->argv[1]);
     resp_write_ok(c->out);
 }
 

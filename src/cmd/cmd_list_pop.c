@@ -21,7 +21,7 @@
 
 #include "cmd/cmd_elems.h"
 #include "cmd/cmd_internal.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -118,7 +118,7 @@ int cmd_list_pop_and_store(struct cmd_call *c, const struct resp_slice *key, con
         cmd_list_reply_bad(c, key, st);
         return -1;
     }
-    cmd_notify_edit(c, CMD_NOTIFY_LIST, left ? "lpop" : "rpop", key);
+    cmd_changed_edit(c, CMD_NOTIFY_LIST, left ? "lpop" : "rpop", key);
     if (with_key && cmd_feed_on(c)) {
         /* BLPOP, BRPOP, LMPOP, BLMPOP are fed as the plain pop they did (a replica must not
          * block, nor pop from another key). */
@@ -259,8 +259,8 @@ static void move_within(struct cmd_call *c, const uint8_t *form, size_t len, uin
         return;
     }
     /* Redis pushes onto the destination before it reports the pop from the source. */
-    cmd_notify(c, CMD_NOTIFY_LIST, to_left ? "lpush" : "rpush", &c->argv[1]);
-    cmd_notify(c, CMD_NOTIFY_LIST, from_left ? "lpop" : "rpop", &c->argv[1]);
+    cmd_changed(c, CMD_NOTIFY_LIST, to_left ? "lpush" : "rpush", &c->argv[1]);
+    cmd_changed(c, CMD_NOTIFY_LIST, from_left ? "lpop" : "rpop", &c->argv[1]);
 }
 
 void cmd_list_move(struct cmd_call *c, bool from_left, bool to_left)
@@ -326,7 +326,7 @@ void cmd_list_move(struct cmd_call *c, bool from_left, bool to_left)
         cmd_list_reply_bad(c, dst, st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_LIST, to_left ? "lpush" : "rpush", dst);
+    cmd_changed(c, CMD_NOTIFY_LIST, to_left ? "lpush" : "rpush", dst);
     st = cmd_scratch2_reserve(c->srv, src_len);
     if (st == TERSE_OK) {
         if (src_len != 0) {
@@ -338,7 +338,7 @@ void cmd_list_move(struct cmd_call *c, bool from_left, bool to_left)
         cmd_list_reply_bad(c, src, st);
         return;
     }
-    cmd_notify_edit(c, CMD_NOTIFY_LIST, from_left ? "lpop" : "rpop", src);
+    cmd_changed_edit(c, CMD_NOTIFY_LIST, from_left ? "lpop" : "rpop", src);
     cmd_list_write_bulk(c, keep, el_len);
 }
 

@@ -15,9 +15,13 @@
 #include <string.h>
 
 #include "cmd/cmd_internal.h"
+#include "cmd/cmd_hash.h"
 #include "cmd/cmd_keys.h"
+#include "cmd/cmd_set.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
+#include "cmd/cmd_zset.h"
+#include "codec/codec_value.h"
 #include "terse/status.h"
 
 /* Redis's shared integers: values 0 <= v < KEYS_SHARED_INTEGERS are one shared object whose
@@ -190,3 +194,71 @@ const struct cmd_def cmd_object_subcmds[] = {
     {"object|refcount", 3, CMD_READONLY, 2, 2, 1, keys_object_refcount, "@keyspace @read @slow",
      "Get the number of references to the value of the key", "2.2.3", "generic", NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL}};
+
+/* ---- OBJECT ENCODING of containers, and the encodings a load gives them ------------------ */
+
+const char *cmd_value_encoding(const struct store_entry *e)
+{
+    switch (store_entry_type(e)) {
+    case STORE_TYPE_HASH:
+        return cmd_hash_encoding(e);
+    case STORE_TYPE_LIST:
+        return "quicklist"; /* Redis 7.0's only list encoding */
+    case STORE_TYPE_SET:
+        return cmd_set_encoding(e);
+    case STORE_TYPE_ZSET:
+        return cmd_zset_encoding(e);
+    case STORE_TYPE_STREAM:
+        return "stream"; /* Redis 7.0's only stream encoding */
+    case STORE_TYPE_STRING:
+        break;
+    }
+    return "raw";
+}
+
+struct after_load {
+    struct cmd_server *srv;
+    int db;
+};
+
+static void decide_one(void *arg, const struct store_entry *e)
+{
+    struct after_load *a = arg;
+    struct cmd_server *srv = a->srv;
+    struct codec_value_info info;
+    const uint8_t *p;
+    size_t n, len = 0, klen;
+    const uint8_t *key;
+    int table;
+    enum store_type t = store_entry_type(e);
+
+    if (t != STORE_TYPE_HASH && t != STORE_TYPE_SET && t != STORE_TYPE_ZSET) {
+        return;
+    }
+    p = store_entry_val(e, &n);
+    if (codec_value_info(p, n, &info) != TERSE_OK ||
+        cmd_scratch_reserve(srv, info.orig_len + 1) != TERSE_OK ||
+        codec_value_decode(srv->codec, p, n, srv->scratch, srv->scratch_cap, &len) != TERSE_OK) {
+        return;
+    }
+    table = t == STORE_TYPE_HASH ? cmd_hash_form_is_table(srv, srv->scratch, len)
+            : t == STORE_TYPE_SET ? cmd_set_form_is_table(srv, srv->scratch, len)
+                                  : cmd_zset_form_is_table(srv, srv->scratch, len);
+    if (table >= 0) {
+        key = store_entry_key(e, &klen);
+        store_mark_raw(srv->shard, a->db, key, klen, table);
+    }
+}
+
+void cmd_value_after_load(struct cmd_server *srv)
+{
+    struct after_load a = {srv, 0};
+
+    for (a.db = 0; a.db < store_shard_n_db(srv->shard); a.db++) {
+        uint64_t cursor = 0;
+        do {
+            /* now 0: nothing counts as expired, so the walk deletes nothing */
+            cursor = store_scan(srv->shard, a.db, cursor, 1024, 0, decide_one, &a);
+        } while (cursor != 0);
+    }
+}

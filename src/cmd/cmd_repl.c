@@ -202,7 +202,7 @@ static void cmd_wait(struct cmd_call *c)
         cmd_reply_err(c, "ERR timeout is negative");
         return;
     }
-    acked = h->repl_acked != NULL ? h->repl_acked(h->srv, c->cl->woff) : 0;
+    acked = cmd_block_acked(c->srv, c->cl);
     if (acked >= num || (c->mode & CMD_CALL_EXEC)) {
         resp_write_int(c->out, acked);
         return;
@@ -212,13 +212,6 @@ static void cmd_wait(struct cmd_call *c)
     } else if (!(c->mode & CMD_CALL_RETRY) && h->repl_getack != NULL) {
         h->repl_getack(h->srv);
     }
-}
-
-void cmd_repl_wait_reply(struct cmd_server *srv, struct cmd_client *cl, struct resp_out *o)
-{
-    struct cmd_hooks *h = &srv->hooks;
-
-    resp_write_int(o, h->repl_acked != NULL ? h->repl_acked(h->srv, cl->woff) : 0);
 }
 
 /* REPLICAOF host port | NO ONE (SLAVEOF is its old name). */
@@ -251,28 +244,11 @@ static void cmd_replicaof(struct cmd_call *c)
     resp_write_simple(c->out, r == 1 ? "OK Already connected to specified master" : "OK");
 }
 
-int cmd_repl_enough_replicas(struct cmd_server *srv)
-{
-    struct cmd_hooks *h = &srv->hooks;
-
-    if (srv->settings.min_replicas_to_write <= 0 || srv->settings.min_replicas_max_lag <= 0 ||
-        srv->settings.replica) {
-        return 1; /* not asked for, or a replica (whose master decides) */
-    }
-    return h->repl_good != NULL &&
-           h->repl_good(h->srv, srv->settings.min_replicas_max_lag) >=
-               srv->settings.min_replicas_to_write;
-}
-
 int cmd_repl_is_replconf(const struct cmd_def *d)
 {
     return d->proc == cmd_replconf;
 }
 
-int cmd_repl_is_wait(const struct cmd_def *d)
-{
-    return d->proc == cmd_wait;
-}
 
 #define REPL_ADMIN (CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI)
 
@@ -297,7 +273,7 @@ const struct cmd_def cmd_repl_defs[] = {
      "1.0.0", "server", NULL},
     {"sync", 1, REPL_ADMIN, 0, 0, 0, cmd_sync, "@admin @slow @dangerous",
      "Internal command used for replication", "1.0.0", "server", NULL},
-    {"wait", 3, CMD_NOSCRIPT, 0, 0, 0, cmd_wait, "@slow @connection",
+    {"wait", 3, CMD_NOSCRIPT | CMD_WAITS_REPLICAS, 0, 0, 0, cmd_wait, "@slow @connection",
      "Wait for the synchronous replication of all the write commands sent in the context of "
      "the current connection",
      "3.0.0", "generic", NULL},

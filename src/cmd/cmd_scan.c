@@ -106,41 +106,6 @@ void cmd_keys_proc(struct cmd_call *c)
     resp_write_deferred_end(c->out, at, '*', w.n);
 }
 
-/*
- * Parses a SCAN cursor as Redis does with strtoull: no leading space, optional sign (a
- * negative value wraps), decimal digits, nothing after them (an embedded NUL ends the string
- * as it does for Redis), no overflow. An empty cursor is 0. 1 on success, 0 otherwise.
- */
-int cmd_scan_parse_cursor(const uint8_t *p, size_t len, uint64_t *out)
-{
-    size_t i = 0;
-    uint64_t v = 0;
-    int neg = 0;
-    size_t digits_at;
-
-    if (len == 0 || p[0] == '\0') {
-        *out = 0;
-        return 1;
-    }
-    if (p[0] == '+' || p[0] == '-') {
-        neg = p[0] == '-';
-        i++;
-    }
-    digits_at = i;
-    for (; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
-        uint64_t d = (uint64_t)(p[i] - '0');
-        if (v > (UINT64_MAX - d) / 10) {
-            return 0;
-        }
-        v = v * 10 + d;
-    }
-    if (i == digits_at || (i < len && p[i] != '\0')) {
-        return 0;
-    }
-    *out = neg ? (uint64_t)0 - v : v;
-    return 1;
-}
-
 /* Writes the SCAN header into the gap at `at` and closes what is left of the gap. */
 static void keys_scan_finish(struct resp_out *o, size_t at, uint64_t cursor, size_t n)
 {

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "cmd/cmd_elems.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -96,7 +96,7 @@ static void set_add_remove(struct cmd_call *c, bool add)
         return;
     }
     if ((add ? added : removed) > 0) {
-        cmd_notify_edit(c, CMD_NOTIFY_SET, add ? "sadd" : "srem", &c->argv[1]);
+        cmd_changed_edit(c, CMD_NOTIFY_SET, add ? "sadd" : "srem", &c->argv[1]);
     }
     resp_write_int(c->out, (long long)(add ? added : removed));
 }
@@ -260,7 +260,7 @@ static void set_spop(struct cmd_call *c)
         cmd_value_reply_bad(c, &c->argv[1], st);
         return;
     }
-    cmd_notify_edit(c, CMD_NOTIFY_SET, "spop", &c->argv[1]);
+    cmd_changed_edit(c, CMD_NOTIFY_SET, "spop", &c->argv[1]);
 }
 
 /* ---- SMOVE --------------------------------------------------------------------------------- */
@@ -321,7 +321,7 @@ static void set_smove(struct cmd_call *c)
         cmd_value_reply_bad(c, src, st);
         return;
     }
-    cmd_notify_edit(c, CMD_NOTIFY_SET, "srem", src);
+    cmd_changed_edit(c, CMD_NOTIFY_SET, "srem", src);
     if (cmd_set_read(c, dst, 1, &de, &form, &len) != 0) {
         return;
     }
@@ -335,7 +335,7 @@ static void set_smove(struct cmd_call *c)
         return;
     }
     if (added > 0) {
-        cmd_notify(c, CMD_NOTIFY_SET, "sadd", dst);
+        cmd_changed(c, CMD_NOTIFY_SET, "sadd", dst);
     }
     resp_write_int(c->out, 1);
 }

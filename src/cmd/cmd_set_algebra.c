@@ -29,7 +29,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -329,7 +329,7 @@ static void store_result(struct cmd_call *c, int st, size_t len, const char *eve
         cmd_value_reply_bad(c, dst, st);
         return;
     }
-    cmd_notify_stored(c, CMD_NOTIFY_SET, event, dst, len > 0);
+    cmd_changed_stored(c, CMD_NOTIFY_SET, event, dst, len > 0);
     resp_write_int(c->out, (long long)n);
 }
 

@@ -8,7 +8,7 @@
 
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_list.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "cmd/cmd_zset.h"
@@ -262,7 +262,7 @@ int sort_store_outputs(struct sort_run *r, size_t n_out)
     if (n_out == 0) {
         c->emptied =
             store_delete(srv->shard, c->cl->db, r->o->store->p, r->o->store->len, c->now_ms);
-        cmd_notify_stored(c, CMD_NOTIFY_LIST, "sortstore", r->o->store, 0);
+        cmd_changed_stored(c, CMD_NOTIFY_LIST, "sortstore", r->o->store, 0);
         return 0;
     }
     /* An overwrite without dst's expiry (Redis's setKey: no new key for an existing one). */
@@ -286,7 +286,7 @@ int sort_store_outputs(struct sort_run *r, size_t n_out)
         cmd_value_reply_bad(c, r->o->store, st);
         return -1;
     }
-    cmd_notify(c, CMD_NOTIFY_LIST, "sortstore", r->o->store);
+    cmd_changed(c, CMD_NOTIFY_LIST, "sortstore", r->o->store);
     return 0;
 }
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cmd/cmd_internal.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -334,7 +334,7 @@ long cmd_stream_consumer_touch(struct cmd_call *c, const struct resp_slice *key,
         cmd_reply_status(c, TERSE_ENOMEM);
         return -1;
     }
-    cmd_notify(c, CMD_NOTIFY_STREAM, "xgroup-createconsumer", key);
+    cmd_changed(c, CMD_NOTIFY_STREAM, "xgroup-createconsumer", key);
     return (long)at;
 }
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cmd/cmd_stream.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "codec/codec_varint.h"
@@ -334,9 +334,9 @@ void cmd_stream_xadd(struct cmd_call *c)
     trimmed = stream_trim(&s, &a);
     cmd_stream_write_id(c, &e.id);
     if (cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0) {
-        cmd_notify(c, CMD_NOTIFY_STREAM, "xadd", &c->argv[1]);
+        cmd_changed(c, CMD_NOTIFY_STREAM, "xadd", &c->argv[1]);
         if (trimmed > 0) {
-            cmd_notify(c, CMD_NOTIFY_STREAM, "xtrim", &c->argv[1]);
+            cmd_changed(c, CMD_NOTIFY_STREAM, "xtrim", &c->argv[1]);
         }
         feed_add_trim(c, &a, &s, (size_t)idpos, &e.id);
     }
@@ -361,7 +361,7 @@ void cmd_stream_xtrim(struct cmd_call *c)
     deleted = found ? stream_trim(&s, &a) : 0;
     resp_write_int(c->out, (long long)deleted);
     if (deleted > 0 && cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0) {
-        cmd_notify(c, CMD_NOTIFY_STREAM, "xtrim", &c->argv[1]);
+        cmd_changed(c, CMD_NOTIFY_STREAM, "xtrim", &c->argv[1]);
         feed_add_trim(c, &a, &s, 0, NULL);
     }
 done:
@@ -403,7 +403,7 @@ void cmd_stream_xdel(struct cmd_call *c)
     }
     resp_write_int(c->out, (long long)deleted);
     if (deleted > 0 && cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0) {
-        cmd_notify(c, CMD_NOTIFY_STREAM, "xdel", &c->argv[1]);
+        cmd_changed(c, CMD_NOTIFY_STREAM, "xdel", &c->argv[1]);
     }
 done:
     store_stream_deinit(&s);
@@ -473,7 +473,7 @@ void cmd_stream_xsetid(struct cmd_call *c)
     }
     resp_write_ok(c->out);
     if (cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0) {
-        cmd_notify(c, CMD_NOTIFY_STREAM, "xsetid", &c->argv[1]);
+        cmd_changed(c, CMD_NOTIFY_STREAM, "xsetid", &c->argv[1]);
     }
 done:
     store_stream_deinit(&s);

@@ -7,7 +7,7 @@
 
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_stream.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
@@ -197,7 +197,7 @@ void cmd_stream_xgroup(struct cmd_call *c)
     } else if (xgroup_run(c, &s, g, entries_read) == 0 &&
                cmd_stream_store_or_withdraw(c, &c->argv[2], &s, mark) == 0) {
         /* After the store: a stream MKSTREAM creates is a new key first, as in Redis. */
-        cmd_notify(c, CMD_NOTIFY_STREAM, xgroup_event(c), &c->argv[2]);
+        cmd_changed(c, CMD_NOTIFY_STREAM, xgroup_event(c), &c->argv[2]);
     }
 done:
     store_stream_deinit(&s);

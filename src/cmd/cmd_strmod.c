@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "cmd/cmd_string.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "store/store.h"
@@ -72,7 +72,7 @@ void cmd_append_proc(struct cmd_call *c)
             cmd_reply_status(c, st);
             return;
         }
-        cmd_notify(c, CMD_NOTIFY_STRING, "append", key);
+        cmd_changed(c, CMD_NOTIFY_STRING, "append", key);
         resp_write_int(c->out, (long long)add->len);
         return;
     }
@@ -88,7 +88,7 @@ void cmd_append_proc(struct cmd_call *c)
         cmd_reply_status(c, st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_STRING, "append", key);
+    cmd_changed(c, CMD_NOTIFY_STRING, "append", key);
     resp_write_int(c->out, (long long)(olen + add->len));
 }
 
@@ -138,7 +138,7 @@ void cmd_setrange_proc(struct cmd_call *c)
         cmd_reply_status(c, st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_STRING, "setrange", key);
+    cmd_changed(c, CMD_NOTIFY_STRING, "setrange", key);
     resp_write_int(c->out, (long long)nlen);
 }
 
@@ -214,7 +214,7 @@ void cmd_setbit_proc(struct cmd_call *c)
         cmd_reply_status(c, st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_STRING, "setbit", key);
+    cmd_changed(c, CMD_NOTIFY_STRING, "setbit", key);
     resp_write_int(c->out, old);
 }
 

@@ -18,7 +18,7 @@
 #include "cmd/cmd_string.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "store/store.h"
 #include "terse/status.h"
 
@@ -221,9 +221,9 @@ static void set_generic(struct cmd_call *c, const struct resp_slice *key,
         cmd_reply_status(c, st);
         return;
     }
-    cmd_notify(c, CMD_NOTIFY_STRING, "set", key);
+    cmd_changed(c, CMD_NOTIFY_STRING, "set", key);
     if (a->expire_argi != 0) {
-        cmd_notify(c, CMD_NOTIFY_GENERIC, "expire", key);
+        cmd_changed(c, CMD_NOTIFY_GENERIC, "expire", key);
     }
     if (cmd_feed_on(c)) {
         feed_set(c, key, val, a, expire_ms);
@@ -283,7 +283,7 @@ void cmd_getdel_proc(struct cmd_call *c)
     if (reply_value_sent(c, e, &c->argv[1]) &&
         store_delete(key_shard(c, &c->argv[1]), c->cl->db, c->argv[1].p, c->argv[1].len,
                      c->now_ms)) {
-        cmd_notify(c, CMD_NOTIFY_GENERIC, "del", &c->argv[1]);
+        cmd_changed(c, CMD_NOTIFY_GENERIC, "del", &c->argv[1]);
         cmd_feed_rewrite_del(c, &c->argv[1]);
     }
 }
@@ -314,18 +314,18 @@ void cmd_getex_proc(struct cmd_call *c)
     had_ttl = store_entry_expire(e) != STORE_NO_EXPIRE;
     if ((a.flags & (SET_EXAT | SET_PXAT)) && when_ms <= c->now_ms) {
         (void)store_delete(s, c->cl->db, key->p, key->len, c->now_ms);
-        cmd_notify(c, CMD_NOTIFY_GENERIC, "del", key);
+        cmd_changed(c, CMD_NOTIFY_GENERIC, "del", key);
         cmd_feed_rewrite_del(c, key);
     } else if (a.expire_argi != 0) {
         if (store_expire_set(s, c->cl->db, key->p, key->len, when_ms, c->now_ms) == 1) {
-            cmd_notify(c, CMD_NOTIFY_GENERIC, "expire", key);
+            cmd_changed(c, CMD_NOTIFY_GENERIC, "expire", key);
             cmd_feed_rewrite_pexpireat(c, key, when_ms);
         }
     } else if ((a.flags & SET_PERSIST) && had_ttl) {
         struct resp_slice p[2] = {cmd_feed_str("PERSIST"), *key};
 
         (void)store_expire_set(s, c->cl->db, key->p, key->len, STORE_NO_EXPIRE, c->now_ms);
-        cmd_notify(c, CMD_NOTIFY_GENERIC, "persist", key);
+        cmd_changed(c, CMD_NOTIFY_GENERIC, "persist", key);
         cmd_feed_rewrite(c, p, 2);
     }
     c->feed |= CMD_FEED_PREVENT; /* GETEX is never fed as sent */
@@ -350,7 +350,7 @@ static int mset_pairs(struct cmd_call *c)
             cmd_reply_status(c, st);
             return st;
         }
-        cmd_notify(c, CMD_NOTIFY_STRING, "set", &c->argv[i]);
+        cmd_changed(c, CMD_NOTIFY_STRING, "set", &c->argv[i]);
     }
     return TERSE_OK;
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_internal.h"
 #include "cmd/cmd_script.h"
 #include "cmd/cmd_util.h"
@@ -167,6 +168,7 @@ int cmd_server_init(struct cmd_server *srv)
     memset(&srv->feed, 0, sizeof(srv->feed));
     srv->feed.sel_db = -1;
     srv->script = NULL;
+    cmd_change_setup(srv);
     return TERSE_OK;
 }
 

@@ -5,7 +5,6 @@
  * " 1" or "01" to INCRBY must get the same error from terse as from Redis). The value path
  * (encode on write, decode on read) is cmd_value.c.
  */
-#include "cmd/cmd_notify.h"
 #include "cmd/cmd_util.h"
 
 #include <ctype.h>
@@ -454,7 +453,10 @@ struct store_entry *cmd_lookup_read_type(struct cmd_call *c, const struct resp_s
                      STORE_LOOKUP_TOUCH);
     if (e == NULL) {
         c->srv->stats.keyspace_misses++;
-        cmd_notify(c, CMD_NOTIFY_KEY_MISS, "keymiss", key);
+        if ((c->srv->settings.notify & CMD_NOTIFY_KEY_MISS) && c->srv->on_event != NULL) {
+            c->srv->on_event(c->srv, CMD_NOTIFY_KEY_MISS, "keymiss", c->cl->db, key->p,
+                             key->len);
+        }
         return NULL;
     }
     c->srv->stats.keyspace_hits++;
@@ -513,4 +515,76 @@ int cmd_slice_eq(const struct resp_slice *s, const char *str)
     size_t n = str != NULL ? strlen(str) : 0;
 
     return s->len == n && (n == 0 || memcmp(s->p, str, n) == 0);
+}
+
+void cmd_count_error(void *arg, const char *code, size_t len)
+{
+    struct cmd_stats *st = &((struct cmd_server *)arg)->stats;
+    size_t i;
+
+    st->total_error_replies++;
+    if (len > CMD_ERRCODE_MAX) {
+        len = CMD_ERRCODE_MAX;
+    }
+    for (i = 0; i < st->n_errstats; i++) {
+        if (strncmp(st->errstats[i].code, code, len) == 0 && st->errstats[i].code[len] == '\0') {
+            st->errstats[i].count++;
+            return;
+        }
+    }
+    if (i == CMD_ERRSTATS_MAX) {
+        return; /* past Redis's limit of codes: counted in the total only */
+    }
+    memcpy(st->errstats[i].code, code, len);
+    st->errstats[i].code[len] = '\0';
+    st->errstats[i].count = 1;
+    st->n_errstats++;
+}
+
+int cmd_repl_enough_replicas(struct cmd_server *srv)
+{
+    struct cmd_hooks *h = &srv->hooks;
+
+    if (srv->settings.min_replicas_to_write <= 0 || srv->settings.min_replicas_max_lag <= 0 ||
+        srv->settings.replica) {
+        return 1; /* not asked for, or a replica (whose master decides) */
+    }
+    return h->repl_good != NULL &&
+           h->repl_good(h->srv, srv->settings.min_replicas_max_lag) >=
+               srv->settings.min_replicas_to_write;
+}
+
+/*
+ * Parses a SCAN cursor as Redis does with strtoull: no leading space, optional sign (a
+ * negative value wraps), decimal digits, nothing after them (an embedded NUL ends the string
+ * as it does for Redis), no overflow. An empty cursor is 0. 1 on success, 0 otherwise.
+ */
+int cmd_scan_parse_cursor(const uint8_t *p, size_t len, uint64_t *out)
+{
+    size_t i = 0;
+    uint64_t v = 0;
+    int neg = 0;
+    size_t digits_at;
+
+    if (len == 0 || p[0] == '\0') {
+        *out = 0;
+        return 1;
+    }
+    if (p[0] == '+' || p[0] == '-') {
+        neg = p[0] == '-';
+        i++;
+    }
+    digits_at = i;
+    for (; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
+        uint64_t d = (uint64_t)(p[i] - '0');
+        if (v > (UINT64_MAX - d) / 10) {
+            return 0;
+        }
+        v = v * 10 + d;
+    }
+    if (i == digits_at || (i < len && p[i] != '\0')) {
+        return 0;
+    }
+    *out = neg ? (uint64_t)0 - v : v;
+    return 1;
 }

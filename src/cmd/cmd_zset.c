@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "cmd/cmd_elems.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -337,7 +337,7 @@ static void zadd_generic(struct cmd_call *c, unsigned flags)
         return;
     }
     if (added + updated > 0) {
-        cmd_notify(c, CMD_NOTIFY_ZSET, (flags & ZADD_INCR) ? "zincr" : "zadd", key);
+        cmd_changed(c, CMD_NOTIFY_ZSET, (flags & ZADD_INCR) ? "zincr" : "zadd", key);
     }
     if (!(flags & ZADD_INCR)) {
         resp_write_int(c->out, (long long)((flags & ZADD_CH) ? added + updated : added));
@@ -386,7 +386,7 @@ static void zset_zrem(struct cmd_call *c)
         return;
     }
     if (deleted > 0) {
-        cmd_notify_edit(c, CMD_NOTIFY_ZSET, "zrem", &c->argv[1]);
+        cmd_changed_edit(c, CMD_NOTIFY_ZSET, "zrem", &c->argv[1]);
     }
     resp_write_int(c->out, (long long)deleted);
 }

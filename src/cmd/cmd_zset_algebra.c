@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -392,7 +392,7 @@ static void zop_generic(struct cmd_call *c, struct zop_args z)
         return;
     }
     if (z.store) {
-        cmd_notify_stored(c, CMD_NOTIFY_ZSET,
+        cmd_changed_stored(c, CMD_NOTIFY_ZSET,
                           z.op == ZOP_UNION   ? "zunionstore"
                           : z.op == ZOP_INTER ? "zinterstore"
                                               : "zdiffstore",

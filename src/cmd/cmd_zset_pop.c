@@ -10,7 +10,7 @@
 
 #include "cmd/cmd_elems.h"
 #include "cmd/cmd_internal.h"
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -85,7 +85,7 @@ static void pop_generic(struct cmd_call *c, size_t first, size_t nkeys, long lon
         cmd_value_reply_bad(c, key, st);
         return;
     }
-    cmd_notify_edit(c, CMD_NOTIFY_ZSET, how.max ? "zpopmax" : "zpopmin", key);
+    cmd_changed_edit(c, CMD_NOTIFY_ZSET, how.max ? "zpopmax" : "zpopmin", key);
     if ((how.zmpop || how.emitkey) && cmd_feed_on(c)) {
         /* ZMPOP and the blocking pops are fed as the plain ZPOPMIN/ZPOPMAX they did. */
         char num[CMD_FEED_NUM];

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd_notify.h"
+#include "cmd/cmd_change.h"
 #include "cmd/cmd_util.h"
 #include "cmd/cmd_value.h"
 #include "resp/resp_write.h"
@@ -240,7 +240,7 @@ static void store_run(struct cmd_call *c, struct store_zset_el *a, size_t cnt)
         cmd_value_reply_bad(c, dst, st);
         return;
     }
-    cmd_notify_stored(c, CMD_NOTIFY_ZSET, "zrangestore", dst, cnt > 0);
+    cmd_changed_stored(c, CMD_NOTIFY_ZSET, "zrangestore", dst, cnt > 0);
     resp_write_int(c->out, (long long)cnt);
 }
 
@@ -441,7 +441,7 @@ static void remrange_generic(struct cmd_call *c, enum range_type type)
         return;
     }
     if (cnt > 0) {
-        cmd_notify_edit(c, CMD_NOTIFY_ZSET,
+        cmd_changed_edit(c, CMD_NOTIFY_ZSET,
                         type == RANGE_RANK    ? "zremrangebyrank"
                         : type == RANGE_SCORE ? "zremrangebyscore"
                                               : "zremrangebylex",
