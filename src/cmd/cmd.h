@@ -457,6 +457,9 @@ struct cmd_name_slot {
     const struct cmd_def *d;
 };
 
+/* Bytes the server holds (hooks.mem_used: everything from core_mem), 0 without the hook. */
+static inline uint64_t cmd_mem_used(const struct cmd_server *srv);
+
 /* A key event reported by core code (a keyspace miss), fanned out by cmd_change.c. */
 typedef void cmd_event_fn(struct cmd_server *srv, int type, const char *event, int db,
                           const void *key, size_t klen);
@@ -527,6 +530,11 @@ struct cmd_server {
 /* Counts an error reply of code (its first word) for INFO stats and errorstats: the
  * resp_out on_error hook server/ installs on every client's output (arg: the cmd_server). */
 void cmd_count_error(void *srv, const char *code, size_t len);
+
+static inline uint64_t cmd_mem_used(const struct cmd_server *srv)
+{
+    return srv->hooks.mem_used != NULL ? srv->hooks.mem_used(srv->hooks.srv) : 0;
+}
 
 /* Sets up the table and the state; the caller fills shard, codec, alloc, hooks, settings
  * before and keeps them alive. TERSE_OK or TERSE_ENOMEM. */

@@ -478,3 +478,41 @@ const struct cmd_def cmd_client_defs[] = {
     {"client", -2, 0, 0, 0, 0, NULL, "@slow", "A container for client connection commands.",
      "2.4.0", "connection", client_subcmds},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL}};
+
+/* ---- a client's command state, from connection to close -------------------------------- */
+
+void cmd_client_init(struct cmd_server *srv, struct cmd_client *cl)
+{
+    memset(cl, 0, sizeof(*cl));
+    cl->id = srv->next_client_id++;
+    cl->resp = 2;
+    cl->fd = -1;
+    if (srv->settings.requirepass == NULL || srv->settings.requirepass[0] == '\0') {
+        cl->flags |= CMD_CLIENT_AUTHED;
+    }
+    cl->next = srv->clients;
+    if (srv->clients != NULL) {
+        srv->clients->prev = cl;
+    }
+    srv->clients = cl;
+}
+
+void cmd_client_deinit(struct cmd_server *srv, struct cmd_client *cl)
+{
+    if (cl->prev != NULL) {
+        cl->prev->next = cl->next;
+    } else if (srv->clients == cl) {
+        srv->clients = cl->next;
+    }
+    if (cl->next != NULL) {
+        cl->next->prev = cl->prev;
+    }
+    cl->prev = cl->next = NULL;
+    cmd_block_end(srv, cl);
+    cmd_pubsub_client_free(srv, cl);
+    cmd_multi_discard(srv, cl);
+    cmd_records_free(srv, &cl->mq);
+    cmd_records_free(srv, &cl->blk);
+    srv->alloc.free(srv->alloc.opaque, cl->name);
+    cl->name = NULL;
+}

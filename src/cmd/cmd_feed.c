@@ -89,7 +89,9 @@ void cmd_feed_enable(struct cmd_server *srv, int on)
     if (on) {
         srv->feed.sel_db = -1;
     }
-    cmd_settings_changed(srv); /* the change listener follows feed.on */
+    if (srv->listen != NULL) {
+        srv->listen(srv); /* the change listener follows feed.on */
+    }
 }
 
 void cmd_feed_op(struct cmd_call *c, int db, const struct resp_slice *argv, size_t argc)

@@ -19,6 +19,15 @@ const struct cmd_def *cmd_resolve(const struct cmd_server *srv, const struct res
                                   size_t argc);
 /* Number of rows in a NULL-terminated subcommand array. */
 size_t cmd_subcmd_count(const struct cmd_def *subcmds);
+/* Builds srv's table from n_fam families' rows (each ended by a row with a NULL name): the
+ * sorted array and the lookup table. TERSE_OK or TERSE_ENOMEM (nothing kept). */
+int cmd_table_build(struct cmd_server *srv, const struct cmd_def *const *fam, size_t n_fam);
+/* Frees what cmd_table_build and cmd_table_rename allocated. */
+void cmd_table_free(struct cmd_server *srv);
+/* 1 when one of the families' top-level rows is called name (any case). */
+int cmd_table_has(const struct cmd_def *const *fam, size_t n_fam, const char *name);
+/* "ERR unknown subcommand '<sub>'. Try <CMD> HELP." */
+void cmd_reply_unknown_subcommand(struct cmd_call *c);
 /* Writes Redis's "HELP" reply: an array of status lines (RESP simple strings). */
 void cmd_reply_help(struct cmd_call *c, const char *const *lines);
 

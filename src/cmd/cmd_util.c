@@ -588,3 +588,17 @@ int cmd_scan_parse_cursor(const uint8_t *p, size_t len, uint64_t *out)
     *out = neg ? (uint64_t)0 - v : v;
     return 1;
 }
+
+const char *cmd_misconf_text(struct cmd_server *srv)
+{
+    if (srv->settings.misconf == CMD_MISCONF_RDB) {
+        return "-" CMD_ERR_MISCONF;
+    }
+    if (srv->settings.misconf == CMD_MISCONF_AOF) {
+        snprintf(srv->misconf_text, sizeof(srv->misconf_text),
+                 "-MISCONF Errors writing to the AOF file: %s",
+                 strerror(srv->settings.misconf_errno));
+        return srv->misconf_text;
+    }
+    return NULL;
+}

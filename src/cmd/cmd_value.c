@@ -57,30 +57,6 @@ static int scratch_grow(struct cmd_server *srv, uint8_t **p, size_t *cap, size_t
     return TERSE_OK;
 }
 
-void cmd_server_trim(struct cmd_server *srv, size_t keep)
-{
-    if (srv->scratch_cap > keep) {
-        srv->alloc.free(srv->alloc.opaque, srv->scratch);
-        srv->scratch = NULL;
-        srv->scratch_cap = 0;
-    }
-    if (srv->scratch2_cap > keep) {
-        srv->alloc.free(srv->alloc.opaque, srv->scratch2);
-        srv->scratch2 = NULL;
-        srv->scratch2_cap = 0;
-    }
-    if (srv->scratch3_cap > keep) {
-        srv->alloc.free(srv->alloc.opaque, srv->scratch3);
-        srv->scratch3 = NULL;
-        srv->scratch3_cap = 0;
-    }
-    cmd_feed_trim(srv, keep);
-    cmd_script_trim(srv, keep);
-    for (struct cmd_client *cl = srv->clients; cl != NULL; cl = cl->next) {
-        cmd_records_trim(srv, &cl->mq, keep);
-        cmd_records_trim(srv, &cl->blk, keep);
-    }
-}
 
 int cmd_scratch_reserve(struct cmd_server *srv, size_t n)
 {
@@ -346,4 +322,13 @@ int cmd_value_store_form(struct cmd_call *c, int db, const struct resp_slice *ke
         return st;
     }
     return commit(c, db, key, type, srv->scratch, stored_len, len, STORE_KEEP_TTL, flags);
+}
+
+/* Room a background compression step may need for a new arena span (the store's largest). */
+#define COMPRESS_HEADROOM (1024u * 1024u + 4096u)
+
+int cmd_memory_near_limit(const struct cmd_server *srv)
+{
+    return srv->settings.maxmemory != 0 &&
+           cmd_mem_used(srv) + COMPRESS_HEADROOM > srv->settings.maxmemory;
 }
