@@ -31,30 +31,7 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-struct store_shard *cmd_keys_all_shard(struct cmd_call *c)
-{
-    return c->srv->shard;
-}
 
-struct store_entry *cmd_keys_lookup(struct cmd_call *c, int db, const struct resp_slice *key,
-                                    unsigned flags)
-{
-    struct store_entry *e;
-    int sflags = (flags & CMD_KEYS_LOOKUP_TOUCH) ? STORE_LOOKUP_TOUCH : 0;
-
-    e = store_lookup(cmd_shard(c, key->p, key->len), db, key->p, key->len, c->now_ms, sflags);
-    if (flags & CMD_KEYS_LOOKUP_STATS) {
-        if (e != NULL) {
-            c->srv->stats.keyspace_hits++;
-        } else {
-            c->srv->stats.keyspace_misses++;
-            if (!(flags & CMD_KEYS_LOOKUP_NONOTIFY)) {
-                cmd_changed_db(c, CMD_NOTIFY_KEY_MISS, "keymiss", db, key);
-            }
-        }
-    }
-    return e;
-}
 
 static int keys_same_slice(const struct resp_slice *a, const struct resp_slice *b)
 {
@@ -91,24 +68,6 @@ static int keys_db_valid(const struct cmd_call *c, int db)
     return db >= 0 && db < c->srv->settings.databases;
 }
 
-const char *cmd_keys_type_name(const struct store_entry *e)
-{
-    switch (store_entry_type(e)) {
-    case STORE_TYPE_STRING:
-        return "string";
-    case STORE_TYPE_HASH:
-        return "hash";
-    case STORE_TYPE_LIST:
-        return "list";
-    case STORE_TYPE_SET:
-        return "set";
-    case STORE_TYPE_ZSET:
-        return "zset";
-    case STORE_TYPE_STREAM:
-        return "stream";
-    }
-    return "none";
-}
 
 /* ---- DEL, UNLINK, EXISTS, TOUCH, TYPE ----------------------------------------------------- */
 

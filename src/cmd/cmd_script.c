@@ -82,22 +82,6 @@ void cmd_script_destroy(struct cmd_server *srv, struct cmd_script **pp)
     *pp = NULL;
 }
 
-void cmd_script_sha1hex(struct cmd_script *e, const void *p, size_t n, char *hex)
-{
-    static const char digits[] = "0123456789abcdef";
-    uint8_t d[CODEC_SHA1_LEN];
-    int rc = e->sha1 != NULL ? codec_sha1_ctx_digest(e->sha1, p, n, d) : codec_sha1(p, n, d);
-
-    if (rc != TERSE_OK) {
-        memset(d, 0, sizeof(d));
-    }
-    for (size_t i = 0; i < CODEC_SHA1_LEN; i++) {
-        hex[2 * i] = digits[d[i] >> 4];
-        hex[2 * i + 1] = digits[d[i] & 15];
-    }
-    hex[CMD_SCRIPT_SHA_LEN] = '\0';
-}
-
 /* ---- the cache ---------------------------------------------------------------------------- */
 
 /* Pushes the function of sha (40 lowercase hex) and returns 1, or returns 0 (nothing pushed)

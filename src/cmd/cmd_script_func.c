@@ -36,18 +36,6 @@ static int raise(lua_State *lua, const char *text)
     return lua_error(lua);
 }
 
-int cmd_script_name_ok(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        char ch = s[i];
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-              ch == '_')) {
-            return 0;
-        }
-    }
-    return n > 0;
-}
-
 lua_State *cmd_script_flua(struct cmd_script *e)
 {
     if (e->flua == NULL && cmd_script_lua_open(e, &e->flua, 1) != TERSE_OK) {

@@ -43,39 +43,6 @@ static void *lua_alloc_fn(void *ud, void *p, size_t osize, size_t nsize)
 
 #define engine cmd_script_of
 
-void cmd_script_push_error(lua_State *lua, const char *text, size_t len)
-{
-    const char *code = "ERR", *msg = text;
-    size_t clen = 3, mlen = len;
-
-    if (len > 0 && text[0] == '-') {
-        const char *sp = memchr(text, ' ', len);
-        if (sp == NULL) {
-            msg = text + 1;
-            mlen = len - 1;
-        } else {
-            code = text + 1;
-            clen = (size_t)(sp - text) - 1;
-            msg = sp + 1;
-            mlen = len - (size_t)(sp + 1 - text);
-        }
-    }
-    while (mlen > 0 && (msg[0] == '\r' || msg[0] == '\n')) {
-        msg++;
-        mlen--;
-    }
-    while (mlen > 0 && (msg[mlen - 1] == '\r' || msg[mlen - 1] == '\n')) {
-        mlen--;
-    }
-    lua_newtable(lua);
-    lua_pushstring(lua, "err");
-    lua_pushlstring(lua, code, clen);
-    lua_pushliteral(lua, " ");
-    lua_pushlstring(lua, msg, mlen);
-    lua_concat(lua, 3);
-    lua_rawset(lua, -3);
-}
-
 /* Raises the error table of text (never returns). */
 static int raise(lua_State *lua, const char *text)
 {
