@@ -21,7 +21,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/cmd_value.h"
+#include "cmd/mech/cmd_change.h"
+#include "cmd/mech/cmd_client.h"
+#include "cmd/dispatch/cmd_dispatch.h"
+#include "cmd/mech/cmd_feed.h"
 #include "core/core_log.h"
 #include "core/core_mem.h"
 #include "core/core_time.h"
@@ -29,6 +32,8 @@
 #include "persist/persist_rdb_load.h"
 #include "server/srv_internal.h"
 #include "terse/status.h"
+#include "cmd/core/cmd_table.h"
+#include "cmd/keyspace/cmd_object.h"
 
 #define AOF_PATH_MAX 4096
 

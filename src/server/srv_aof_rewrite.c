@@ -41,6 +41,7 @@
 #include "persist/persist_rdb.h"
 #include "server/srv_internal.h"
 #include "terse/status.h"
+#include "cmd/mech/cmd_feed.h"
 
 #define AOF_PATH_MAX 4096
 

@@ -20,6 +20,12 @@
 #include "core/core_time.h"
 #include "server/srv_internal.h"
 #include "terse/status.h"
+#include "cmd/mech/cmd_block.h"
+#include "cmd/mech/cmd_client.h"
+#include "cmd/dispatch/cmd_dispatch.h"
+#include "cmd/mech/cmd_pubsub.h"
+#include "cmd/core/cmd_value.h"
+#include "cmd/core/cmd_util.h"
 
 struct srv_client *srv_client_of(const struct cmd_client *cl)
 {

@@ -20,6 +20,10 @@
 #include "core/core_time.h"
 #include "server/srv_internal.h"
 #include "store/store.h"
+#include "cmd/dispatch/cmd_dispatch.h"
+#include "cmd/mech/cmd_feed.h"
+#include "cmd/mech/cmd_memory.h"
+#include "cmd/core/cmd_value.h"
 
 #define CRON_REHASH_STEPS 100 /* buckets moved per database per run */
 #define CRON_SCRATCH_KEEP (1024 * 1024) /* command scratch above this is released */

@@ -14,6 +14,7 @@
 #include "server/srv_internal.h"
 #include "store/store.h"
 #include "terse/status.h"
+#include "cmd/mech/cmd_change.h"
 
 static const char *const policy_names[] = {"volatile-lru", "volatile-lfu", "volatile-random",
                                            "volatile-ttl", "allkeys-lru", "allkeys-lfu",

@@ -26,7 +26,7 @@
 #include <stdatomic.h>
 #include <sys/types.h>
 
-#include "cmd/cmd.h"
+#include "cmd/core/cmd.h"
 #include "core/core_config.h"
 #include "core/core_event.h"
 #include "net/net_conn.h"

@@ -26,6 +26,8 @@
 #include "server/srv_internal.h"
 #include "store/store.h"
 #include "terse/status.h"
+#include "cmd/dispatch/cmd_dispatch.h"
+#include "cmd/core/cmd_table.h"
 
 static void usage(FILE *f)
 {

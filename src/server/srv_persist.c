@@ -32,12 +32,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmd/cmd_value.h"
+#include "cmd/mech/cmd_change.h"
 #include "core/core_log.h"
 #include "core/core_time.h"
 #include "persist/persist.h"
 #include "server/srv_internal.h"
 #include "terse/status.h"
+#include "cmd/keyspace/cmd_object.h"
 
 #define PERSIST_PATH_MAX 4096
 /* After a failed BGSAVE, save points wait this long before trying again (Redis's

@@ -25,7 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cmd_server.h"
+#include "cmd/admin/cmd_server.h"
+#include "cmd/mech/cmd_block.h"
+#include "cmd/mech/cmd_feed.h"
 #include "core/core_log.h"
 #include "core/core_mem.h"
 #include "core/core_time.h"

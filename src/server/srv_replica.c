@@ -33,13 +33,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/cmd_server.h"
-#include "cmd/cmd_value.h"
 #include "core/core_log.h"
 #include "core/core_time.h"
 #include "persist/persist_rdb_load.h"
 #include "server/srv_internal.h"
 #include "terse/status.h"
+#include "cmd/keyspace/cmd_object.h"
 
 #define LINK_RETRY_MS 1000
 #define LINK_ACK_MS 1000

@@ -4,6 +4,8 @@
 #include "cmd_fixture.h"
 
 #include "terse/status.h"
+#include "cmd/dispatch/cmd_dispatch.h"
+#include "cmd/mech/cmd_client.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "cmd/cmd.h"
+#include "cmd/core/cmd.h"
 
 /* Arguments a command line of the tests may have. */
 #define CMD_FIXTURE_MAX_ARGS 16

@@ -7,9 +7,8 @@
  * That its time does not depend on where the inputs differ follows from its construction
  * (fixed-size digests compared with CRYPTO_memcmp); tests assert behaviour, not timings.
  */
-#include "cmd/cmd.h"
+#include "cmd/core/cmd.h"
 
-#include "cmd/cmd_internal.h"
 #include "terse/status.h"
 
 #include <setjmp.h>
@@ -22,6 +21,7 @@
 #include <cmocka.h>
 
 #include "cmd_fixture.h"
+#include "cmd/mech/cmd_conn.h"
 
 #define REPLY_CAP 4096
 #define PASSWORD "s3cret-Pa55"

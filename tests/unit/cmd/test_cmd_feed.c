@@ -6,7 +6,7 @@
  * t_stream.c): SELECT before the first op of a db, MULTI/EXEC around a unit of several ops,
  * relative times as absolute ones, blocking and random commands as what they did.
  */
-#include "cmd/cmd.h"
+#include "cmd/core/cmd.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "cmd_fixture.h"
+#include "cmd/mech/cmd_feed.h"
 
 #define T0_MS 1700000000000LL
 

@@ -5,10 +5,10 @@
  * (the handler is called directly: arity is the dispatcher's job) with a fixed clock, and
  * compares the raw RESP reply with what Redis 7.0.15 answers for the same sequence.
  */
-#include "cmd/cmd.h"
+#include "cmd/core/cmd.h"
 
-#include "cmd/cmd_util.h"
-#include "cmd/cmd_value.h"
+#include "cmd/core/cmd_util.h"
+#include "cmd/core/cmd_value.h"
 #include "terse/status.h"
 
 #include <setjmp.h>
@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "cmd_fixture.h"
+#include "cmd/keyspace/cmd_keys.h"
 
 #define T0_MS 1700000000000LL /* the fixture's clock at start */
 

@@ -9,10 +9,9 @@
  * hooks. The fake used memory is a fixed base plus the store's entry and index bytes, so
  * evicting keys really lowers it, as core_mem's figure does in the server.
  */
-#include "cmd/cmd.h"
+#include "cmd/core/cmd.h"
 
-#include "cmd/cmd_internal.h"
-#include "cmd/cmd_util.h"
+#include "cmd/core/cmd_util.h"
 #include "terse/status.h"
 
 #include <setjmp.h>
@@ -26,6 +25,7 @@
 #include <cmocka.h>
 
 #include "cmd_fixture.h"
+#include "cmd/mech/cmd_memory.h"
 
 #define T0_MS 1700000000123LL
 #define BASE_USED (1024 * 1024) /* the fake server's memory besides the store */

@@ -4,9 +4,8 @@
  * case, the old name gone, a removed command out of the table, the refusals that change
  * nothing, and failed allocations that change nothing either.
  */
-#include "cmd/cmd.h"
+#include "cmd/core/cmd.h"
 
-#include "cmd/cmd_internal.h"
 #include "terse/status.h"
 
 #include <setjmp.h>
@@ -19,6 +18,8 @@
 #include <cmocka.h>
 
 #include "cmd_fixture.h"
+#include "cmd/dispatch/cmd_dispatch.h"
+#include "cmd/core/cmd_table.h"
 
 struct fx {
     struct cmd_server srv;

@@ -4,10 +4,9 @@
  * real command table, the error texts, the script cache, and the engine's lifecycle (SCRIPT
  * FLUSH, teardown with scripts cached). Expected replies were taken from redis-server 7.0.15.
  */
-#include "cmd/cmd.h"
+#include "cmd/core/cmd.h"
 
-#include "cmd/cmd_internal.h"
-#include "cmd/cmd_script.h"
+#include "cmd/script/cmd_script.h"
 #include "terse/status.h"
 
 #include <setjmp.h>
@@ -22,6 +21,8 @@
 #include <lauxlib.h>
 
 #include "cmd_fixture.h"
+#include "cmd/dispatch/cmd_dispatch.h"
+#include "cmd/script/cmd_script_conv.h"
 
 struct fx {
     struct cmd_server srv;

@@ -6,10 +6,9 @@
  * hooks (fixed clock, a three-option config, recorded shutdown), so the raw RESP replies can
  * be compared with what Redis 7.0.15 answers.
  */
-#include "cmd/cmd.h"
+#include "cmd/core/cmd.h"
 
-#include "cmd/cmd_internal.h"
-#include "cmd/cmd_util.h"
+#include "cmd/core/cmd_util.h"
 #include "terse/status.h"
 
 #include <errno.h>
@@ -25,6 +24,8 @@
 #include <cmocka.h>
 
 #include "cmd_fixture.h"
+#include "cmd/core/cmd_glob.h"
+#include "cmd/core/cmd_table.h"
 
 #define T0_MS 1700000000123LL /* the fixture's clock */
 

@@ -5,9 +5,9 @@
  * the dispatcher's job) against a real shard and codec with a fixed clock. Expected replies
  * are the raw RESP that Debian's redis-server 7.0.15 sends for the same sequence.
  */
-#include "cmd/cmd.h"
+#include "cmd/core/cmd.h"
 
-#include "cmd/cmd_util.h"
+#include "cmd/core/cmd_util.h"
 #include "codec/codec_value.h"
 #include "terse/status.h"
 
@@ -23,6 +23,8 @@
 #include <cmocka.h>
 
 #include "cmd_fixture.h"
+#include "cmd/string/cmd_string.h"
+#include "cmd/mech/cmd_memory.h"
 
 #define T0_MS 1700000000000LL /* the fixture's clock */
 #define REPLY_CAP (1 << 16)

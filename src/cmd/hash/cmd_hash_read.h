@@ -1,0 +1,25 @@
+/*
+ * cmd_hash_read: (see cmd_hash_read.c)
+ */
+#ifndef TERSE_CMD_HASH_READ_H
+#define TERSE_CMD_HASH_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmd/core/cmd.h"
+#include "store/store_hash.h"
+
+void cmd_hash_hget(struct cmd_call *c);
+void cmd_hash_hmget(struct cmd_call *c);
+void cmd_hash_hgetall(struct cmd_call *c);
+void cmd_hash_hkeys(struct cmd_call *c);
+void cmd_hash_hvals(struct cmd_call *c);
+void cmd_hash_hlen(struct cmd_call *c);
+void cmd_hash_hexists(struct cmd_call *c);
+void cmd_hash_hstrlen(struct cmd_call *c);
+void cmd_hash_hrandfield(struct cmd_call *c);
+void cmd_hash_hscan(struct cmd_call *c);
+
+#endif /* TERSE_CMD_HASH_READ_H */

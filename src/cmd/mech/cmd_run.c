@@ -1,0 +1,51 @@
+/*
+ * cmd_run: runs one resolved command: its handler, then what every command leaves behind:
+ * the command counters, the change count (rdb_changes_since_last_save) and the write feed's
+ * record of it. Dispatch, EXEC, scripts and served blocked clients all run commands here.
+ */
+#include "cmd/mech/cmd_run.h"
+
+
+#include "cmd/mech/cmd_feed.h"
+#include "cmd/core/cmd_table.h"
+
+/* Keys a write command names (its key positions), at least 1: the change count it adds.
+ * A per-key count like Redis's server.dirty without touching every handler; a write that
+ * fails or changes nothing is still counted. */
+static uint64_t write_n_keys(const struct cmd_def *d, size_t argc)
+{
+    long last;
+
+    if (d->first_key <= 0 || d->key_step <= 0) {
+        return 1;
+    }
+    last = d->last_key < 0 ? (long)argc + d->last_key : d->last_key;
+    if (last < d->first_key) {
+        return 1;
+    }
+    return (uint64_t)((last - d->first_key) / d->key_step + 1);
+}
+
+void cmd_run(struct cmd_call *c, const struct cmd_def *d)
+{
+    c->cl->last_cmd = d->name;
+    c->srv->stats.total_commands++;
+    if (d->proc == NULL) {
+        /* A container called without a subcommand has arity -2, caught before. */
+        cmd_reply_unknown_subcommand(c);
+        return;
+    }
+    c->feed = 0;
+    c->feed_changes = c->srv->feed.changes;
+    c->unchanged = 0;
+    d->proc(c);
+    if ((d->flags & CMD_WRITE) && !c->unchanged) {
+        c->srv->dirty += write_n_keys(d, c->argc);
+    }
+    if (c->srv->feed.on) {
+        cmd_feed_after(c, d);
+        if (d->flags & CMD_ARBITRARY_KEYS) {
+            c->feed |= CMD_FEED_NO_MULTI;
+        }
+    }
+}

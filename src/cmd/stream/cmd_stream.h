@@ -1,0 +1,131 @@
+/*
+ * cmd_stream: the stream family (XADD ... XINFO), over the model of store_stream.h, held as
+ * one codec value per key. cmd_stream.c has the shared steps (load, store, IDs, entry
+ * replies, the group counters), XLEN and the table; cmd_stream_add.c the writes of entries
+ * (XADD, XTRIM, XDEL, XSETID); cmd_stream_range.c the reads (XRANGE, XREVRANGE, XREAD,
+ * XREADGROUP); cmd_stream_group.c XGROUP, XACK and XPENDING; cmd_stream_claim.c XCLAIM and
+ * XAUTOCLAIM; cmd_stream_info.c XINFO.
+ *
+ * A command decodes the stream whole into a model (arrays from the server's allocator, the
+ * bytes borrowed from the decoded form in scratch and from the request), edits it, writes its
+ * reply, and encodes the model into scratch2 to store it (cmd_stream_store), so each command
+ * costs time and one set of allocations in proportion to the stream's size. A store that
+ * fails (-OOM, too large) withdraws the reply written so far. XREAD and XREADGROUP with
+ * BLOCK wait through cmd_block.c when there is nothing to serve. Everything runs on the worker
+ * thread that owns the shard.
+ */
+#ifndef TERSE_CMD_STREAM_H
+#define TERSE_CMD_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmd/core/cmd.h"
+#include "store/store_stream.h"
+
+#define CMD_STREAM_ERR_BAD_ID "ERR Invalid stream ID specified as stream command argument"
+
+/* The largest ID, and the ID of a stream's first entry (0-0 when it has none), as Redis's
+ * recorded first ID. */
+extern const struct store_stream_id cmd_stream_id_max;
+struct store_stream_id cmd_stream_first_id(const struct store_stream *s);
+
+/*
+ * The stream at key for a read (for_write 0: counts a hit or miss, records the access) or a
+ * write: s is initialised either way (deinit it); *found says whether the key holds a stream.
+ * Returns 0 to go on, -1 when it replied (WRONGTYPE; CORRUPT for a value that fails its
+ * checksum or whose form does not decode; out of memory).
+ */
+int cmd_stream_load(struct cmd_call *c, const struct resp_slice *key, int for_write,
+                    struct store_stream *s, bool *found);
+
+/*
+ * Stores s as key's stream in the client's db, keeping any expiry. On failure the reply
+ * written since output offset mark is withdrawn for the error (-OOM, CORRUPT...). Returns 0,
+ * or -1 when it replied the error. s stays valid.
+ */
+int cmd_stream_store_or_withdraw(struct cmd_call *c, const struct resp_slice *key,
+                                 const struct store_stream *s, size_t mark);
+
+/*
+ * Parses argument a as an ID as Redis's streamGenericParseIDOrReply: "ms-seq", "ms" (seq
+ * missing_seq), "-" and "+" unless strict; with seq_given non-NULL, "ms-*" too (*seq_given 0).
+ * 0, or -1 (no reply: the caller replies CMD_STREAM_ERR_BAD_ID, or goes on).
+ */
+int cmd_stream_parse_id(const struct resp_slice *a, uint64_t missing_seq, bool strict,
+                        bool *seq_given, struct store_stream_id *id);
+
+/* cmd_stream_parse_id of argv[i], replying CMD_STREAM_ERR_BAD_ID on failure: 0 or -1. */
+int cmd_stream_id_or_reply(struct cmd_call *c, size_t i, uint64_t missing_seq, bool strict,
+                           struct store_stream_id *id);
+
+/* A range bound at argv[i] as XRANGE, XPENDING and XAUTOCLAIM read one: "(" makes it
+ * exclusive (the next ID for a start, the previous for an end), else as parse_id (not strict).
+ * 0, or -1 when it replied. */
+int cmd_stream_bound_or_reply(struct cmd_call *c, size_t i, bool is_start,
+                              struct store_stream_id *id);
+
+/* ID + 1 and - 1 with carry: 0, or -1 at the edge (UINT64_MAX-UINT64_MAX, 0-0). */
+int cmd_stream_id_incr(struct store_stream_id *id);
+int cmd_stream_id_decr(struct store_stream_id *id);
+
+/* Writes an ID as a bulk "ms-seq". */
+void cmd_stream_write_id(struct cmd_call *c, const struct store_stream_id *id);
+
+/* Writes one entry as Redis does: [id, [field, value, ...]]. */
+void cmd_stream_write_entry(struct cmd_call *c, const struct store_stream_entry *e);
+
+/* The index of the entry of id, or s->n_ents when there is none. */
+size_t cmd_stream_find(const struct store_stream *s, const struct store_stream_id *id);
+
+/* Redis's streamRangeHasTombstones from start (NULL: 0-0) to the end. */
+bool cmd_stream_has_tombstones(const struct store_stream *s, const struct store_stream_id *start);
+
+/* Redis's streamEstimateDistanceFromFirstEverEntry: the entries-read counter of id, or -1
+ * when it cannot be known. */
+int64_t cmd_stream_estimate_read(const struct store_stream *s, const struct store_stream_id *id);
+
+/* A group's lag as XINFO replies it: an integer, or null when it cannot be known. */
+void cmd_stream_write_lag(struct cmd_call *c, const struct store_stream *s,
+                          const struct store_stream_group *g);
+
+/* The group named by argv[i] in s, or NULL. */
+struct store_stream_group *cmd_stream_group(struct cmd_call *c, struct store_stream *s,
+                                            size_t i);
+
+/* The consumer named by argv[i] in g (of the stream at key), created (seen now, notified as
+ * xgroup-createconsumer) when missing; its seen time is set to now either way. Its index, or
+ * -1 (out of memory: replied after withdrawing to mark). */
+long cmd_stream_consumer_touch(struct cmd_call *c, const struct resp_slice *key,
+                               struct store_stream *s, struct store_stream_group *g, size_t i,
+                               size_t mark);
+
+/* The entries XADD puts in one node (store_stream.h), as Redis fills a listpack node: the
+ * setting stream-node-max-entries (0, no limit: SIZE_MAX). */
+size_t cmd_stream_node_entries(const struct cmd_call *c);
+
+/* An argument as a C string for an error text: its bytes up to the first NUL, as Redis's
+ * %s of an sds; *len gets the length printed. */
+const char *cmd_stream_arg_cstr(const struct resp_slice *a, int *len);
+
+/* Redis's addReplySubcommandSyntaxError for XGROUP and XINFO: "unknown subcommand or wrong
+ * number of arguments for '<argv[1]>'. Try <ARGV[0]> HELP." */
+void cmd_stream_reply_subcmd_syntax(struct cmd_call *c);
+
+void cmd_stream_xadd(struct cmd_call *c);
+void cmd_stream_xtrim(struct cmd_call *c);
+void cmd_stream_xdel(struct cmd_call *c);
+void cmd_stream_xsetid(struct cmd_call *c);
+void cmd_stream_xlen(struct cmd_call *c);
+void cmd_stream_xrange(struct cmd_call *c);
+void cmd_stream_xrevrange(struct cmd_call *c);
+void cmd_stream_xread(struct cmd_call *c);
+void cmd_stream_xgroup(struct cmd_call *c);
+void cmd_stream_xack(struct cmd_call *c);
+void cmd_stream_xpending(struct cmd_call *c);
+void cmd_stream_xclaim(struct cmd_call *c);
+void cmd_stream_xautoclaim(struct cmd_call *c);
+void cmd_stream_xinfo(struct cmd_call *c);
+
+#endif /* TERSE_CMD_STREAM_H */
