@@ -70,6 +70,11 @@ int store_shard_create(struct store_shard **out, int n_db)
     return TERSE_OK;
 }
 
+uint64_t store_rand(struct store_shard *s)
+{
+    return store_rng_next(s);
+}
+
 struct store_entry *store_link_entry(const struct store_shard *s, const uint8_t *link)
 {
     return store_arena_ptr(&s->arena, store_link_get(link));
@@ -174,6 +179,16 @@ struct store_entry *store_peek(struct store_shard *s, int db, const void *key, s
     uint8_t *link = d != NULL ? store_index_find(s, d, key, klen) : NULL;
 
     return link != NULL ? store_link_entry(s, link) : NULL;
+}
+
+void store_access_set(struct store_shard *s, int db, const void *key, size_t klen,
+                      long long freq, long long idle_s, int64_t now_ms)
+{
+    struct store_entry *e = store_peek(s, db, key, klen);
+
+    if (e != NULL) {
+        store_entry_access_restore(s, e, freq, idle_s, now_ms);
+    }
 }
 
 uint8_t *store_find_live(struct store_shard *s, struct store_db *d, const void *key,

@@ -61,22 +61,6 @@ uint32_t store_clock_lru(int64_t now_ms)
     return (uint32_t)((uint64_t)(now_ms / 1000) & STORE_LRU_MAX);
 }
 
-uint64_t store_rand(struct store_shard *s)
-{
-    return store_rng_next(s);
-}
-
-uint64_t store_rng_next(struct store_shard *s)
-{
-    /* xorshift64*: statistically fine for sampling, and the state is per shard. */
-    uint64_t x = s->rng;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    s->rng = x;
-    return x * 0x2545f4914f6cdd1dULL;
-}
-
 /* The encoding field as stored: STORE_META_ENC_EXT for a type past STORE_TYPE_SET. */
 static enum store_enc entry_enc_field(const struct store_entry *e)
 {
@@ -355,14 +339,9 @@ unsigned store_entry_freq(const struct store_shard *s, const struct store_entry 
     return store_entry_lfu_at(e, now_ms, s->lfu_decay_min);
 }
 
-void store_access_set(struct store_shard *s, int db, const void *key, size_t klen,
-                      long long freq, long long idle_s, int64_t now_ms)
+void store_entry_access_restore(const struct store_shard *s, struct store_entry *e,
+                                long long freq, long long idle_s, int64_t now_ms)
 {
-    struct store_entry *e = store_peek(s, db, key, klen);
-
-    if (e == NULL) {
-        return;
-    }
     if (s->lfu && freq >= 0) {
         store_entry_set_access(e, lfu_pack(now_ms, (unsigned)(freq > 255 ? 255 : freq)));
     } else if (!s->lfu && idle_s >= 0) {

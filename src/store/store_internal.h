@@ -208,6 +208,19 @@ static inline void store_changed(struct store_shard *s, const struct store_db *d
     }
 }
 
+/* The shard's next random number: xorshift64*, statistically fine for sampling (random keys,
+ * eviction samples, the LFU counter's coin), the state per shard. Inline: every module of the
+ * room draws from it, so it belongs to none of them. */
+static inline uint64_t store_rng_next(struct store_shard *s)
+{
+    uint64_t x = s->rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    s->rng = x;
+    return x * 0x2545f4914f6cdd1dULL;
+}
+
 /* ---- unaligned field access ---- */
 
 static inline uint32_t store_ld32(const uint8_t *p)
@@ -361,8 +374,11 @@ uint32_t store_access_overwrite(const struct store_shard *s, const struct store_
 void store_entry_touch(struct store_shard *s, struct store_entry *e, int64_t now_ms);
 /* LFU counter of e decayed to now_ms at one point per decay_min minutes (0: no decay). */
 unsigned store_entry_lfu_at(const struct store_entry *e, int64_t now_ms, int decay_min);
+/* The access field RESTORE's FREQ (LFU) or IDLETIME (LRU) gives e; a negative one, or the
+ * one the shard's mode does not read, leaves it alone. */
+void store_entry_access_restore(const struct store_shard *s, struct store_entry *e,
+                                long long freq, long long idle_s, int64_t now_ms);
 uint32_t store_clock_lru(int64_t now_ms);
-uint64_t store_rng_next(struct store_shard *s);
 
 /* ---- store_index.c ---- */
 
