@@ -1,5 +1,6 @@
 /*
- * store: shard lifecycle, lookup, set, delete, expiry changes and accounting.
+ * store: shard lifecycle, lookup, set, delete and expiry changes, keeping the shard's counters
+ * (store_account_add/sub in store_entry.c count an entry in or out).
  *
  * Invariants kept by every function here:
  *   - shard counters (n_keys, entry_bytes, value_bytes) equal the sums over the entries;
@@ -113,40 +114,6 @@ void store_shard_destroy(struct store_shard **pp)
 int store_shard_n_db(const struct store_shard *s)
 {
     return s->n_db;
-}
-
-/* ---- accounting ---- */
-
-void store_account_add(struct store_shard *s, struct store_db *d, const struct store_entry *e)
-{
-    struct store_elens l;
-
-    store_entry_lens(e, &l);
-    d->n_keys++;
-    s->n_keys++;
-    s->entry_bytes += l.size;
-    if (store_entry_enc(e) == STORE_ENC_STR) {
-        s->value_bytes += l.vlen;
-    }
-    if (e->meta & STORE_META_EXPIRE) {
-        d->n_expires++;
-    }
-}
-
-void store_account_sub(struct store_shard *s, struct store_db *d, const struct store_entry *e)
-{
-    struct store_elens l;
-
-    store_entry_lens(e, &l);
-    d->n_keys--;
-    s->n_keys--;
-    s->entry_bytes -= l.size;
-    if (store_entry_enc(e) == STORE_ENC_STR) {
-        s->value_bytes -= l.vlen;
-    }
-    if (e->meta & STORE_META_EXPIRE) {
-        d->n_expires--;
-    }
 }
 
 void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link,

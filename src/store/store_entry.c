@@ -2,7 +2,8 @@
  * store_entry: the packed entry (layout in store_internal.h), its accessors and its access
  * metadata: 24 bits holding, as Redis's lru field does, either an LRU clock in seconds or
  * (under an LFU policy) a 16-bit decrement time in minutes and Redis's 8-bit logarithmic
- * counter (lfu-log-factor and lfu-decay-time from store_access_mode).
+ * counter (lfu-log-factor and lfu-decay-time from store_access_mode); and what a linked entry
+ * counts for in its db and shard (store_account_add/sub).
  *
  * Entries are only 2-byte aligned and their fields sit at odd offsets, so every multi-byte
  * field is read and written with memcpy (the compiler turns it into plain loads).
@@ -374,5 +375,39 @@ void store_entry_drop_expire(struct store_entry *e)
     store_entry_lens(e, &l);
     if (((size_t)l.key_off + l.klen + l.vlen) % STORE_ARENA_ALIGN != 0) {
         store_eb(e)[l.key_off + l.klen + l.vlen] = 0;
+    }
+}
+
+/* ---- accounting: what a linked entry adds to its db's and shard's counters ---- */
+
+void store_account_add(struct store_shard *s, struct store_db *d, const struct store_entry *e)
+{
+    struct store_elens l;
+
+    store_entry_lens(e, &l);
+    d->n_keys++;
+    s->n_keys++;
+    s->entry_bytes += l.size;
+    if (store_entry_enc(e) == STORE_ENC_STR) {
+        s->value_bytes += l.vlen;
+    }
+    if (e->meta & STORE_META_EXPIRE) {
+        d->n_expires++;
+    }
+}
+
+void store_account_sub(struct store_shard *s, struct store_db *d, const struct store_entry *e)
+{
+    struct store_elens l;
+
+    store_entry_lens(e, &l);
+    d->n_keys--;
+    s->n_keys--;
+    s->entry_bytes -= l.size;
+    if (store_entry_enc(e) == STORE_ENC_STR) {
+        s->value_bytes -= l.vlen;
+    }
+    if (e->meta & STORE_META_EXPIRE) {
+        d->n_expires--;
     }
 }

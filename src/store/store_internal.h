@@ -379,6 +379,10 @@ unsigned store_entry_lfu_at(const struct store_entry *e, int64_t now_ms, int dec
 void store_entry_access_restore(const struct store_shard *s, struct store_entry *e,
                                 long long freq, long long idle_s, int64_t now_ms);
 uint32_t store_clock_lru(int64_t now_ms);
+/* Counts a freshly linked entry in d's and the shard's counters (n_keys, n_expires,
+ * entry_bytes, value_bytes); store_account_sub uncounts one about to be unlinked. */
+void store_account_add(struct store_shard *s, struct store_db *d, const struct store_entry *e);
+void store_account_sub(struct store_shard *s, struct store_db *d, const struct store_entry *e);
 
 /* ---- store_index.c ---- */
 
@@ -433,9 +437,6 @@ struct store_db *store_db_get(struct store_shard *s, int db);
 /* Unlinks link's entry, updates the counters, tells the listener why and frees it. */
 void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link,
                        enum store_change why);
-/* Accounts a freshly linked entry. */
-void store_account_add(struct store_shard *s, struct store_db *d, const struct store_entry *e);
-void store_account_sub(struct store_shard *s, struct store_db *d, const struct store_entry *e);
 /* Frees every entry and table of d and resets it (counters included). */
 void store_db_clear(struct store_shard *s, struct store_db *d);
 /* Finds key, deleting it (counted as expired) if its expiry <= now_ms. */
