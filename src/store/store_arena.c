@@ -23,6 +23,10 @@
  * over the live bytes plus the current span: each live entry is copied to the current span
  * and the one link naming it (found again through its key's hash) is repointed, unless the
  * caller's drop function deletes it instead (eviction: a cold entry goes rather than moves).
+ *
+ * The arena also keeps the pending counters (store_pending_add/sub: the raw values awaiting
+ * store_compress.c, with each span's pend_off), as every record it frees or moves is
+ * uncounted or counted again there.
  */
 #include "store/store_internal.h"
 
@@ -223,6 +227,39 @@ void store_arena_release(struct store_shard *s, store_ref r, size_t size)
             span_close(s, id);
         }
     }
+}
+
+/* ---- pending counters (store_compress.c compresses what they count) ---- */
+
+void store_pending_add(struct store_shard *s, store_ref r, const struct store_entry *e)
+{
+    struct store_span *sp;
+    struct store_elens l;
+
+    if (!(e->meta & STORE_META_PENDING)) {
+        return;
+    }
+    store_entry_lens(e, &l);
+    s->n_pending++;
+    s->pending_bytes += l.vlen;
+    sp = &s->arena.span[store_ref_span(r)];
+    if (store_ref_off(r) < sp->pend_off) {
+        sp->pend_off = store_ref_off(r);
+    }
+}
+
+void store_pending_sub(struct store_shard *s, struct store_entry *e)
+{
+    struct store_elens l;
+
+    if (!(e->meta & STORE_META_PENDING)) {
+        return;
+    }
+    store_entry_lens(e, &l);
+    assert(s->n_pending > 0 && s->pending_bytes >= l.vlen);
+    s->n_pending--;
+    s->pending_bytes -= l.vlen;
+    e->meta &= (uint8_t)~STORE_META_PENDING;
 }
 
 static void fill_write(uint8_t *p, size_t len)

@@ -6,7 +6,8 @@
  * (memcpy + checksum) and marks the entry pending; this file compresses it later, when the
  * server is idle, from the cron, or under memory pressure before anything is evicted.
  *
- * Bookkeeping, kept exact by every path that makes or frees a record:
+ * Bookkeeping, kept exact by every path that makes or frees a record (the counters are the
+ * arena's: store_pending_add/sub in store_arena.c, which frees records and moves them):
  *   - an entry is pending iff its meta has STORE_META_PENDING; the shard counts them
  *     (n_pending) and their stored value bytes (pending_bytes);
  *   - every pending entry of a span starts at an offset >= that span's pend_off (a lower
@@ -36,37 +37,6 @@
 #define STORE_ZBUF_KEEP (256u * 1024) /* a compression buffer above this is freed after a step */
 #define STORE_ZBUF_MIN 4096u          /* smallest compression buffer */
 #define STORE_COMPRESS_CHECK_EVERY 256 /* records or spans looked at between two clock reads */
-
-void store_pending_add(struct store_shard *s, store_ref r, const struct store_entry *e)
-{
-    struct store_span *sp;
-    struct store_elens l;
-
-    if (!(e->meta & STORE_META_PENDING)) {
-        return;
-    }
-    store_entry_lens(e, &l);
-    s->n_pending++;
-    s->pending_bytes += l.vlen;
-    sp = &s->arena.span[store_ref_span(r)];
-    if (store_ref_off(r) < sp->pend_off) {
-        sp->pend_off = store_ref_off(r);
-    }
-}
-
-void store_pending_sub(struct store_shard *s, struct store_entry *e)
-{
-    struct store_elens l;
-
-    if (!(e->meta & STORE_META_PENDING)) {
-        return;
-    }
-    store_entry_lens(e, &l);
-    assert(s->n_pending > 0 && s->pending_bytes >= l.vlen);
-    s->n_pending--;
-    s->pending_bytes -= l.vlen;
-    e->meta &= (uint8_t)~STORE_META_PENDING;
-}
 
 uint64_t store_pending_count(const struct store_shard *s)
 {

@@ -310,6 +310,12 @@ int store_arena_alloc(struct store_shard *s, size_t size, store_ref *r, struct s
 void store_arena_release(struct store_shard *s, store_ref r, size_t size);
 /* Gives back the tail [keep, size) of a record that was rewritten shorter in place. */
 void store_arena_shrink(struct store_shard *s, store_ref r, size_t size, size_t keep);
+/* Counts e, just linked at ref r, as pending if it carries STORE_META_PENDING (and lowers its
+ * span's pend_off). Every path that makes a pending record live calls it; store_arena_release
+ * undoes it for a pending record it frees. */
+void store_pending_add(struct store_shard *s, store_ref r, const struct store_entry *e);
+/* Uncounts e if pending and clears its bit (the record stays where it is). */
+void store_pending_sub(struct store_shard *s, struct store_entry *e);
 /* What a drop function decides for a live entry compaction is about to move. */
 enum store_drop {
     STORE_DROP_KEEP, /* move it */
@@ -444,15 +450,6 @@ uint8_t *store_find_live(struct store_shard *s, struct store_db *d, const void *
                          size_t klen, int64_t now_ms);
 /* The entry a link names. */
 struct store_entry *store_link_entry(const struct store_shard *s, const uint8_t *link);
-
-/* ---- store_compress.c ---- */
-
-/* Counts e, just linked at ref r, as pending if it carries STORE_META_PENDING (and lowers its
- * span's pend_off). Every path that makes a pending record live calls it; store_arena_release
- * undoes it for a pending record it frees. */
-void store_pending_add(struct store_shard *s, store_ref r, const struct store_entry *e);
-/* Uncounts e if pending and clears its bit (the record stays where it is). */
-void store_pending_sub(struct store_shard *s, struct store_entry *e);
 
 /* ---- store_verify.c ---- */
 
