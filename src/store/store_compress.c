@@ -64,24 +64,6 @@ static int zbuf_reserve(struct store_shard *s, size_t n)
     return TERSE_OK;
 }
 
-/* The db whose index links ref r (entry e), and that link. */
-static uint8_t *link_of(struct store_shard *s, store_ref r, const struct store_entry *e,
-                        struct store_db **d)
-{
-    uint32_t klen;
-    const uint8_t *key = store_entry_keyp(e, &klen);
-    uint64_t h = store_hash(s, key, klen);
-
-    for (int i = 0; i < s->n_db; i++) {
-        uint8_t *link = store_index_find_ref(s, &s->db[i], h, r);
-        if (link != NULL) {
-            *d = &s->db[i];
-            return link;
-        }
-    }
-    return NULL;
-}
-
 /*
  * Compresses the pending entry at r. *freed receives the decrease of entry_bytes, *saved that
  * of value_bytes. Returns
@@ -127,7 +109,7 @@ static int compress_one(struct store_shard *s, struct codec_ctx *c,
         return TERSE_ENOMEM;
     }
     e = store_arena_ptr(&s->arena, r); /* the span table may have moved */
-    link = link_of(s, r, e, &d);
+    link = store_index_link_of(s, r, &d);
     assert(link != NULL);
     store_entry_copy_val(ne, e, out, (uint32_t)zlen);
     store_link_put(link, nr);
