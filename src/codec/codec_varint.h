@@ -1,5 +1,5 @@
 /*
- * codec_varint: unsigned LEB128 lengths, written by the value header (codec_value.c), the
+ * codec_varint: unsigned LEB128 lengths, written by the value header (codec_value_internal.h), the
  * store's packed entry (store_entry.c) and the snapshot records (persist_save.c).
  *
  * Seven bits a byte, least significant group first, the high bit set on every byte but the

@@ -1,5 +1,6 @@
 /*
- * store: shard lifecycle, lookup, set, delete, expiry changes and accounting.
+ * store: shard lifecycle, lookup, set, delete and expiry changes, keeping the shard's counters
+ * (store_account_add/sub in store_entry.c count an entry in or out).
  *
  * Invariants kept by every function here:
  *   - shard counters (n_keys, entry_bytes, value_bytes) equal the sums over the entries;
@@ -70,6 +71,11 @@ int store_shard_create(struct store_shard **out, int n_db)
     return TERSE_OK;
 }
 
+uint64_t store_rand(struct store_shard *s)
+{
+    return store_rng_next(s);
+}
+
 struct store_entry *store_link_entry(const struct store_shard *s, const uint8_t *link)
 {
     return store_arena_ptr(&s->arena, store_link_get(link));
@@ -110,40 +116,6 @@ int store_shard_n_db(const struct store_shard *s)
     return s->n_db;
 }
 
-/* ---- accounting ---- */
-
-void store_account_add(struct store_shard *s, struct store_db *d, const struct store_entry *e)
-{
-    struct store_elens l;
-
-    store_entry_lens(e, &l);
-    d->n_keys++;
-    s->n_keys++;
-    s->entry_bytes += l.size;
-    if (store_entry_enc(e) == STORE_ENC_STR) {
-        s->value_bytes += l.vlen;
-    }
-    if (e->meta & STORE_META_EXPIRE) {
-        d->n_expires++;
-    }
-}
-
-void store_account_sub(struct store_shard *s, struct store_db *d, const struct store_entry *e)
-{
-    struct store_elens l;
-
-    store_entry_lens(e, &l);
-    d->n_keys--;
-    s->n_keys--;
-    s->entry_bytes -= l.size;
-    if (store_entry_enc(e) == STORE_ENC_STR) {
-        s->value_bytes -= l.vlen;
-    }
-    if (e->meta & STORE_META_EXPIRE) {
-        d->n_expires--;
-    }
-}
-
 void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link,
                        enum store_change why)
 {
@@ -174,6 +146,16 @@ struct store_entry *store_peek(struct store_shard *s, int db, const void *key, s
     uint8_t *link = d != NULL ? store_index_find(s, d, key, klen) : NULL;
 
     return link != NULL ? store_link_entry(s, link) : NULL;
+}
+
+void store_access_set(struct store_shard *s, int db, const void *key, size_t klen,
+                      long long freq, long long idle_s, int64_t now_ms)
+{
+    struct store_entry *e = store_peek(s, db, key, klen);
+
+    if (e != NULL) {
+        store_entry_access_restore(s, e, freq, idle_s, now_ms);
+    }
 }
 
 uint8_t *store_find_live(struct store_shard *s, struct store_db *d, const void *key,

@@ -17,12 +17,12 @@
  * moving values, eviction compacting) then allocates nothing in steady state and takes no
  * page faults on fresh spans (store_arena_grow_cost still charges a new span: the span size
  * may change before the write opens one). The cron frees a cache that went unused for a
- * period (store_arena_cache_trim). Compaction
- * (store_arena_compact, bounded steps from the cron and from eviction) evacuates the span
- * with the fewest live bytes while the arena holds more than STORE_COMPACT_SLACK_PCT percent
- * over the live bytes plus the current span: each live entry is copied to the current span
- * and the one link naming it (found again through its key's hash) is repointed, unless the
- * caller's drop function deletes it instead (eviction: a cold entry goes rather than moves).
+ * period (store_arena_cache_trim). Compaction, which moves entries and so repoints the index,
+ * is store_compact.c's, one module up.
+ *
+ * The arena also keeps the pending counters (store_pending_add/sub: the raw values awaiting
+ * store_compress.c, with each span's pend_off), as every record it frees or moves is
+ * uncounted or counted again there.
  */
 #include "store/store_internal.h"
 
@@ -225,6 +225,39 @@ void store_arena_release(struct store_shard *s, store_ref r, size_t size)
     }
 }
 
+/* ---- pending counters (store_compress.c compresses what they count) ---- */
+
+void store_pending_add(struct store_shard *s, store_ref r, const struct store_entry *e)
+{
+    struct store_span *sp;
+    struct store_elens l;
+
+    if (!(e->meta & STORE_META_PENDING)) {
+        return;
+    }
+    store_entry_lens(e, &l);
+    s->n_pending++;
+    s->pending_bytes += l.vlen;
+    sp = &s->arena.span[store_ref_span(r)];
+    if (store_ref_off(r) < sp->pend_off) {
+        sp->pend_off = store_ref_off(r);
+    }
+}
+
+void store_pending_sub(struct store_shard *s, struct store_entry *e)
+{
+    struct store_elens l;
+
+    if (!(e->meta & STORE_META_PENDING)) {
+        return;
+    }
+    store_entry_lens(e, &l);
+    assert(s->n_pending > 0 && s->pending_bytes >= l.vlen);
+    s->n_pending--;
+    s->pending_bytes -= l.vlen;
+    e->meta &= (uint8_t)~STORE_META_PENDING;
+}
+
 static void fill_write(uint8_t *p, size_t len)
 {
     assert(len >= 2 && len % 2 == 0 && len < (1u << 24));
@@ -262,116 +295,11 @@ size_t store_arena_record_size(const uint8_t *p)
     return l.size;
 }
 
-/* The link naming the live entry at ref r, and its db. */
-static uint8_t *link_of_ref(struct store_shard *s, store_ref r, struct store_db **d)
-{
-    uint32_t klen;
-    const uint8_t *key = store_entry_keyp(store_arena_ptr(&s->arena, r), &klen);
-    uint64_t h = store_hash(s, key, klen);
-
-    for (int i = 0; i < s->n_db; i++) {
-        uint8_t *link = store_index_find_ref(s, &s->db[i], h, r);
-        if (link != NULL) {
-            *d = &s->db[i];
-            return link;
-        }
-    }
-    assert(!"a live entry is in no index");
-    return NULL;
-}
-
-/* Copies the live entry at ref r (named by link) elsewhere and repoints the link; a link is
- * a bucket head or a field inside an entry, neither of which an allocation moves.
- * TERSE_ENOMEM stops. */
-static int relocate(struct store_shard *s, store_ref r, size_t size, uint8_t *link)
-{
-    struct store_entry *ne;
-    store_ref nr;
-
-    if (store_arena_alloc(s, size, &nr, &ne) != TERSE_OK) {
-        return TERSE_ENOMEM;
-    }
-    memcpy(ne, store_arena_ptr(&s->arena, r), size); /* the span table may have moved */
-    store_link_put(link, nr);
-    store_pending_add(s, nr, ne);
-    store_arena_release(s, r, size);
-    return TERSE_OK;
-}
-
-static uint32_t victim_pick(const struct store_arena *a)
-{
-    uint32_t best = 0;
-
-    for (uint32_t i = 1; i < a->n_slot; i++) {
-        const struct store_span *sp = &a->span[i];
-        if (sp->base == NULL || i == a->cur || sp->live >= sp->used * 15ull / 16) {
-            continue; /* not worth moving (an entry's own span is always full) */
-        }
-        if (best == 0 || sp->live < a->span[best].live) {
-            best = i;
-        }
-    }
-    return best;
-}
-
 /* Dead bytes outside the current span (which is never evacuated). */
 uint64_t store_arena_dead(const struct store_arena *a)
 {
     uint64_t cur_dead = a->cur != 0 ? a->span[a->cur].used - a->span[a->cur].live : 0;
     return a->dead_bytes - cur_dead;
-}
-
-static bool compact_wanted(const struct store_shard *s)
-{
-    return store_arena_dead(&s->arena) * 100 > s->entry_bytes * STORE_COMPACT_SLACK_PCT;
-}
-
-size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force,
-                           store_drop_fn drop, void *arg)
-{
-    struct store_arena *a = &s->arena;
-    size_t done = 0;
-
-    while (done < max_bytes) {
-        struct store_span *sp;
-        const uint8_t *p;
-        size_t size;
-
-        if (a->victim == 0) {
-            if ((!force && !compact_wanted(s)) || (a->victim = victim_pick(a)) == 0) {
-                break;
-            }
-            a->victim_off = 0;
-        }
-        sp = &a->span[a->victim];
-        if (a->victim_off >= sp->used) {
-            assert(!"a span with nothing live left is freed");
-            a->victim = 0;
-            break;
-        }
-        p = sp->base + a->victim_off;
-        size = store_arena_record_size(p);
-        if (p[0] != STORE_FILL_2 && p[0] != STORE_FILL_N && !(p[0] & STORE_META_DEAD)) {
-            uint32_t v = a->victim;
-            store_ref r = store_ref_make(v, (uint32_t)(p - sp->base));
-            struct store_db *d = NULL;
-            uint8_t *link = link_of_ref(s, r, &d);
-            enum store_drop act = drop != NULL ? drop(arg, d, link) : STORE_DROP_KEEP;
-
-            if (act == STORE_DROP_STOP) {
-                break; /* the entry stays; the next step starts with it */
-            }
-            a->victim_off += (uint32_t)size; /* before: releasing the last one frees it */
-            if (act == STORE_DROP_KEEP && relocate(s, r, size, link) != TERSE_OK) {
-                a->victim_off -= a->victim == v ? (uint32_t)size : 0;
-                break;
-            }
-            done += size;
-            continue;
-        }
-        a->victim_off += (uint32_t)size;
-    }
-    return done;
 }
 
 void store_arena_cache_trim(struct store_shard *s)

@@ -6,7 +6,8 @@
  * (memcpy + checksum) and marks the entry pending; this file compresses it later, when the
  * server is idle, from the cron, or under memory pressure before anything is evicted.
  *
- * Bookkeeping, kept exact by every path that makes or frees a record:
+ * Bookkeeping, kept exact by every path that makes or frees a record (the counters are the
+ * arena's: store_pending_add/sub in store_arena.c, which frees records and moves them):
  *   - an entry is pending iff its meta has STORE_META_PENDING; the shard counts them
  *     (n_pending) and their stored value bytes (pending_bytes);
  *   - every pending entry of a span starts at an offset >= that span's pend_off (a lower
@@ -37,37 +38,6 @@
 #define STORE_ZBUF_MIN 4096u          /* smallest compression buffer */
 #define STORE_COMPRESS_CHECK_EVERY 256 /* records or spans looked at between two clock reads */
 
-void store_pending_add(struct store_shard *s, store_ref r, const struct store_entry *e)
-{
-    struct store_span *sp;
-    struct store_elens l;
-
-    if (!(e->meta & STORE_META_PENDING)) {
-        return;
-    }
-    store_entry_lens(e, &l);
-    s->n_pending++;
-    s->pending_bytes += l.vlen;
-    sp = &s->arena.span[store_ref_span(r)];
-    if (store_ref_off(r) < sp->pend_off) {
-        sp->pend_off = store_ref_off(r);
-    }
-}
-
-void store_pending_sub(struct store_shard *s, struct store_entry *e)
-{
-    struct store_elens l;
-
-    if (!(e->meta & STORE_META_PENDING)) {
-        return;
-    }
-    store_entry_lens(e, &l);
-    assert(s->n_pending > 0 && s->pending_bytes >= l.vlen);
-    s->n_pending--;
-    s->pending_bytes -= l.vlen;
-    e->meta &= (uint8_t)~STORE_META_PENDING;
-}
-
 uint64_t store_pending_count(const struct store_shard *s)
 {
     return s->n_pending;
@@ -92,24 +62,6 @@ static int zbuf_reserve(struct store_shard *s, size_t n)
     s->zbuf = p;
     s->zbuf_cap = cap;
     return TERSE_OK;
-}
-
-/* The db whose index links ref r (entry e), and that link. */
-static uint8_t *link_of(struct store_shard *s, store_ref r, const struct store_entry *e,
-                        struct store_db **d)
-{
-    uint32_t klen;
-    const uint8_t *key = store_entry_keyp(e, &klen);
-    uint64_t h = store_hash(s, key, klen);
-
-    for (int i = 0; i < s->n_db; i++) {
-        uint8_t *link = store_index_find_ref(s, &s->db[i], h, r);
-        if (link != NULL) {
-            *d = &s->db[i];
-            return link;
-        }
-    }
-    return NULL;
 }
 
 /*
@@ -157,7 +109,7 @@ static int compress_one(struct store_shard *s, struct codec_ctx *c,
         return TERSE_ENOMEM;
     }
     e = store_arena_ptr(&s->arena, r); /* the span table may have moved */
-    link = link_of(s, r, e, &d);
+    link = store_index_link_of(s, r, &d);
     assert(link != NULL);
     store_entry_copy_val(ne, e, out, (uint32_t)zlen);
     store_link_put(link, nr);

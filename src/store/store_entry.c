@@ -2,7 +2,8 @@
  * store_entry: the packed entry (layout in store_internal.h), its accessors and its access
  * metadata: 24 bits holding, as Redis's lru field does, either an LRU clock in seconds or
  * (under an LFU policy) a 16-bit decrement time in minutes and Redis's 8-bit logarithmic
- * counter (lfu-log-factor and lfu-decay-time from store_access_mode).
+ * counter (lfu-log-factor and lfu-decay-time from store_access_mode); and what a linked entry
+ * counts for in its db and shard (store_account_add/sub).
  *
  * Entries are only 2-byte aligned and their fields sit at odd offsets, so every multi-byte
  * field is read and written with memcpy (the compiler turns it into plain loads).
@@ -59,22 +60,6 @@ void store_entry_lens(const struct store_entry *e, struct store_elens *l)
 uint32_t store_clock_lru(int64_t now_ms)
 {
     return (uint32_t)((uint64_t)(now_ms / 1000) & STORE_LRU_MAX);
-}
-
-uint64_t store_rand(struct store_shard *s)
-{
-    return store_rng_next(s);
-}
-
-uint64_t store_rng_next(struct store_shard *s)
-{
-    /* xorshift64*: statistically fine for sampling, and the state is per shard. */
-    uint64_t x = s->rng;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    s->rng = x;
-    return x * 0x2545f4914f6cdd1dULL;
 }
 
 /* The encoding field as stored: STORE_META_ENC_EXT for a type past STORE_TYPE_SET. */
@@ -355,14 +340,9 @@ unsigned store_entry_freq(const struct store_shard *s, const struct store_entry 
     return store_entry_lfu_at(e, now_ms, s->lfu_decay_min);
 }
 
-void store_access_set(struct store_shard *s, int db, const void *key, size_t klen,
-                      long long freq, long long idle_s, int64_t now_ms)
+void store_entry_access_restore(const struct store_shard *s, struct store_entry *e,
+                                long long freq, long long idle_s, int64_t now_ms)
 {
-    struct store_entry *e = store_peek(s, db, key, klen);
-
-    if (e == NULL) {
-        return;
-    }
     if (s->lfu && freq >= 0) {
         store_entry_set_access(e, lfu_pack(now_ms, (unsigned)(freq > 255 ? 255 : freq)));
     } else if (!s->lfu && idle_s >= 0) {
@@ -395,5 +375,39 @@ void store_entry_drop_expire(struct store_entry *e)
     store_entry_lens(e, &l);
     if (((size_t)l.key_off + l.klen + l.vlen) % STORE_ARENA_ALIGN != 0) {
         store_eb(e)[l.key_off + l.klen + l.vlen] = 0;
+    }
+}
+
+/* ---- accounting: what a linked entry adds to its db's and shard's counters ---- */
+
+void store_account_add(struct store_shard *s, struct store_db *d, const struct store_entry *e)
+{
+    struct store_elens l;
+
+    store_entry_lens(e, &l);
+    d->n_keys++;
+    s->n_keys++;
+    s->entry_bytes += l.size;
+    if (store_entry_enc(e) == STORE_ENC_STR) {
+        s->value_bytes += l.vlen;
+    }
+    if (e->meta & STORE_META_EXPIRE) {
+        d->n_expires++;
+    }
+}
+
+void store_account_sub(struct store_shard *s, struct store_db *d, const struct store_entry *e)
+{
+    struct store_elens l;
+
+    store_entry_lens(e, &l);
+    d->n_keys--;
+    s->n_keys--;
+    s->entry_bytes -= l.size;
+    if (store_entry_enc(e) == STORE_ENC_STR) {
+        s->value_bytes -= l.vlen;
+    }
+    if (e->meta & STORE_META_EXPIRE) {
+        d->n_expires--;
     }
 }

@@ -128,6 +128,22 @@ uint8_t *store_index_find_ref(struct store_shard *s, struct store_db *d, uint64_
     return NULL;
 }
 
+uint8_t *store_index_link_of(struct store_shard *s, store_ref r, struct store_db **d)
+{
+    uint32_t klen;
+    const uint8_t *key = store_entry_keyp(ref_entry(s, r), &klen);
+    uint64_t h = store_hash(s, key, klen);
+
+    for (int i = 0; i < s->n_db; i++) {
+        uint8_t *link = store_index_find_ref(s, &s->db[i], h, r);
+        if (link != NULL) {
+            *d = &s->db[i];
+            return link;
+        }
+    }
+    return NULL;
+}
+
 size_t store_index_sample(struct store_shard *s, struct store_db *d, struct store_entry **out,
                           size_t n, bool volatile_only, size_t max_buckets)
 {

@@ -2,6 +2,22 @@
  * store_internal: layouts and helpers shared by the store_*.c files; nothing outside store/
  * includes this header.
  *
+ * The modules of the keyspace, from the bottom; each calls only modules listed before it, so
+ * no two of them use each other (tools/check_layers.py: no circle inside a room):
+ *
+ *   store_entry     the entry's bytes, its access metadata, the counters it adds to
+ *   store_arena     spans and refs, records freed in place, the pending counters
+ *   store_index     the per-db hash index over refs
+ *   store_compact   evacuating sparse spans: the arena job that repoints index links
+ *   store_compress  background compression of pending values
+ *   store_verify    the consistency walk (tests and fuzzers)
+ *   store           shard lifecycle, lookup, set, delete, expiry changes
+ *   store_keyspace, store_expire, store_evict: whole-key operations, active expiry, eviction
+ *
+ * The value encodings (store_hash*, store_list, store_set, store_zset, store_stream) call
+ * none of these. What several modules need and none owns is an inline helper here
+ * (store_rng_next, the ref and field accessors).
+ *
  * Entries live in the shard's arena (store_arena.c) and are named by a 32-bit ref; the index
  * (store_index.c) chains them through a 4-byte next ref kept in the entry.
  *
@@ -208,6 +224,19 @@ static inline void store_changed(struct store_shard *s, const struct store_db *d
     }
 }
 
+/* The shard's next random number: xorshift64*, statistically fine for sampling (random keys,
+ * eviction samples, the LFU counter's coin), the state per shard. Inline: every module of the
+ * room draws from it, so it belongs to none of them. */
+static inline uint64_t store_rng_next(struct store_shard *s)
+{
+    uint64_t x = s->rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    s->rng = x;
+    return x * 0x2545f4914f6cdd1dULL;
+}
+
 /* ---- unaligned field access ---- */
 
 static inline uint32_t store_ld32(const uint8_t *p)
@@ -283,45 +312,6 @@ static inline store_ref store_ref_make(uint32_t span, uint32_t off)
     return (span << STORE_REF_OFF_BITS) | (off / STORE_ARENA_ALIGN);
 }
 
-/* ---- store_arena.c ---- */
-
-/* Size of the record at p (entry, dead entry or filler). */
-size_t store_arena_record_size(const uint8_t *p);
-
-/* Entry pointer of a ref (which must name a live record). */
-struct store_entry *store_arena_ptr(const struct store_arena *a, store_ref r);
-/* Room for a record of size bytes (a multiple of STORE_ARENA_ALIGN); *r names it. May
- * allocate a span: TERSE_OK or TERSE_ENOMEM (nothing changed). */
-int store_arena_alloc(struct store_shard *s, size_t size, store_ref *r, struct store_entry **e);
-/* Marks a record of size bytes dead; frees its span when nothing live is left in it. */
-void store_arena_release(struct store_shard *s, store_ref r, size_t size);
-/* Gives back the tail [keep, size) of a record that was rewritten shorter in place. */
-void store_arena_shrink(struct store_shard *s, store_ref r, size_t size, size_t keep);
-/* What a drop function decides for a live entry compaction is about to move. */
-enum store_drop {
-    STORE_DROP_KEEP, /* move it */
-    STORE_DROP_DONE, /* the function deleted it */
-    STORE_DROP_STOP  /* leave it where it is and end the step (the next step resumes there) */
-};
-typedef enum store_drop (*store_drop_fn)(void *arg, struct store_db *d, uint8_t *link);
-/* One bounded compaction step: moves live entries out of the sparsest span, at most
- * max_bytes of them, if span bytes exceed live by STORE_COMPACT_SLACK_PCT (or whenever a span
- * is not nearly full, with force); drop (may be NULL) decides about each first. Returns the
- * bytes moved or dropped. May allocate a span (a failure just stops the step). */
-size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force,
-                           store_drop_fn drop, void *arg);
-/* Bytes the arena would allocate to place a record of size bytes now (0 when it fits). */
-size_t store_arena_grow_cost(const struct store_shard *s, size_t size);
-/* Dead bytes compaction could reclaim (outside the current span). */
-uint64_t store_arena_dead(const struct store_arena *a);
-/* Frees every span (the shard is empty or being destroyed). */
-void store_arena_clear(struct store_shard *s);
-/* Frees the cached empty spans unless one was taken since the last call (cron: churn keeps
- * its spans, an idle arena gives them back within two calls). */
-void store_arena_cache_trim(struct store_shard *s);
-/* Closes the current span so the next allocation takes a fresh one (tests: OOM injection). */
-void store_arena_seal(struct store_shard *s);
-
 /* ---- store_entry.c ---- */
 
 void store_entry_lens(const struct store_entry *e, struct store_elens *l);
@@ -361,8 +351,47 @@ uint32_t store_access_overwrite(const struct store_shard *s, const struct store_
 void store_entry_touch(struct store_shard *s, struct store_entry *e, int64_t now_ms);
 /* LFU counter of e decayed to now_ms at one point per decay_min minutes (0: no decay). */
 unsigned store_entry_lfu_at(const struct store_entry *e, int64_t now_ms, int decay_min);
+/* The access field RESTORE's FREQ (LFU) or IDLETIME (LRU) gives e; a negative one, or the
+ * one the shard's mode does not read, leaves it alone. */
+void store_entry_access_restore(const struct store_shard *s, struct store_entry *e,
+                                long long freq, long long idle_s, int64_t now_ms);
 uint32_t store_clock_lru(int64_t now_ms);
-uint64_t store_rng_next(struct store_shard *s);
+/* Counts a freshly linked entry in d's and the shard's counters (n_keys, n_expires,
+ * entry_bytes, value_bytes); store_account_sub uncounts one about to be unlinked. */
+void store_account_add(struct store_shard *s, struct store_db *d, const struct store_entry *e);
+void store_account_sub(struct store_shard *s, struct store_db *d, const struct store_entry *e);
+
+/* ---- store_arena.c ---- */
+
+/* Size of the record at p (entry, dead entry or filler). */
+size_t store_arena_record_size(const uint8_t *p);
+
+/* Entry pointer of a ref (which must name a live record). */
+struct store_entry *store_arena_ptr(const struct store_arena *a, store_ref r);
+/* Room for a record of size bytes (a multiple of STORE_ARENA_ALIGN); *r names it. May
+ * allocate a span: TERSE_OK or TERSE_ENOMEM (nothing changed). */
+int store_arena_alloc(struct store_shard *s, size_t size, store_ref *r, struct store_entry **e);
+/* Marks a record of size bytes dead; frees its span when nothing live is left in it. */
+void store_arena_release(struct store_shard *s, store_ref r, size_t size);
+/* Gives back the tail [keep, size) of a record that was rewritten shorter in place. */
+void store_arena_shrink(struct store_shard *s, store_ref r, size_t size, size_t keep);
+/* Counts e, just linked at ref r, as pending if it carries STORE_META_PENDING (and lowers its
+ * span's pend_off). Every path that makes a pending record live calls it; store_arena_release
+ * undoes it for a pending record it frees. */
+void store_pending_add(struct store_shard *s, store_ref r, const struct store_entry *e);
+/* Uncounts e if pending and clears its bit (the record stays where it is). */
+void store_pending_sub(struct store_shard *s, struct store_entry *e);
+/* Bytes the arena would allocate to place a record of size bytes now (0 when it fits). */
+size_t store_arena_grow_cost(const struct store_shard *s, size_t size);
+/* Dead bytes compaction could reclaim (outside the current span). */
+uint64_t store_arena_dead(const struct store_arena *a);
+/* Frees every span (the shard is empty or being destroyed). */
+void store_arena_clear(struct store_shard *s);
+/* Frees the cached empty spans unless one was taken since the last call (cron: churn keeps
+ * its spans, an idle arena gives them back within two calls). */
+void store_arena_cache_trim(struct store_shard *s);
+/* Closes the current span so the next allocation takes a fresh one (tests: OOM injection). */
+void store_arena_seal(struct store_shard *s);
 
 /* ---- store_index.c ---- */
 
@@ -376,6 +405,9 @@ uint8_t *store_index_find_h(struct store_shard *s, struct store_db *d, uint64_t 
 /* The link holding ref r among the entries of hash h in d, or NULL. */
 uint8_t *store_index_find_ref(struct store_shard *s, struct store_db *d, uint64_t h,
                               store_ref r);
+/* The link naming the live entry at ref r in whichever db's index holds it (*d receives that
+ * db), or NULL (r is in no index). */
+uint8_t *store_index_link_of(struct store_shard *s, store_ref r, struct store_db **d);
 /* Collects up to n entries (only ones with an expiry when volatile_only) from consecutive
  * buckets starting at a random one, visiting at most max_buckets buckets; returns how many.
  * The pointers are borrowed until the shard is next modified. */
@@ -411,15 +443,28 @@ static inline void store_link_put(uint8_t *link, store_ref r)
     store_st32(link, r);
 }
 
+/* ---- store_compact.c ---- */
+
+/* What a drop function decides for a live entry compaction is about to move. */
+enum store_drop {
+    STORE_DROP_KEEP, /* move it */
+    STORE_DROP_DONE, /* the function deleted it */
+    STORE_DROP_STOP  /* leave it where it is and end the step (the next step resumes there) */
+};
+typedef enum store_drop (*store_drop_fn)(void *arg, struct store_db *d, uint8_t *link);
+/* One bounded compaction step: moves live entries out of the sparsest span, at most
+ * max_bytes of them, if span bytes exceed live by STORE_COMPACT_SLACK_PCT (or whenever a span
+ * is not nearly full, with force); drop (may be NULL) decides about each first. Returns the
+ * bytes moved or dropped. May allocate a span (a failure just stops the step). */
+size_t store_arena_compact(struct store_shard *s, size_t max_bytes, bool force,
+                           store_drop_fn drop, void *arg);
+
 /* ---- store.c ---- */
 
 struct store_db *store_db_get(struct store_shard *s, int db);
 /* Unlinks link's entry, updates the counters, tells the listener why and frees it. */
 void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link,
                        enum store_change why);
-/* Accounts a freshly linked entry. */
-void store_account_add(struct store_shard *s, struct store_db *d, const struct store_entry *e);
-void store_account_sub(struct store_shard *s, struct store_db *d, const struct store_entry *e);
 /* Frees every entry and table of d and resets it (counters included). */
 void store_db_clear(struct store_shard *s, struct store_db *d);
 /* Finds key, deleting it (counted as expired) if its expiry <= now_ms. */
@@ -427,15 +472,6 @@ uint8_t *store_find_live(struct store_shard *s, struct store_db *d, const void *
                          size_t klen, int64_t now_ms);
 /* The entry a link names. */
 struct store_entry *store_link_entry(const struct store_shard *s, const uint8_t *link);
-
-/* ---- store_compress.c ---- */
-
-/* Counts e, just linked at ref r, as pending if it carries STORE_META_PENDING (and lowers its
- * span's pend_off). Every path that makes a pending record live calls it; store_arena_release
- * undoes it for a pending record it frees. */
-void store_pending_add(struct store_shard *s, store_ref r, const struct store_entry *e);
-/* Uncounts e if pending and clears its bit (the record stays where it is). */
-void store_pending_sub(struct store_shard *s, struct store_entry *e);
 
 /* ---- store_verify.c ---- */
 

@@ -1,6 +1,8 @@
 """Hashes, compared with Debian's redis-server 7.0: the same command sequences go to terse and
 to the oracle, each on a fresh connection with an empty keyspace, and the raw reply bytes must
-be identical.
+be identical. HRANDFIELD's randomness and the SCAN family over large hashes are in
+test_hash_random.py; DEBUG DIGEST-VALUE, MEMORY USAGE and SAVE with a restart in
+test_hash_state.py; the data and norms all three use in hash_harness.py.
 
 Covered: HSET, HSETNX, HMSET, HGET, HMGET, HGETALL, HKEYS, HVALS, HLEN, HEXISTS, HDEL, HSTRLEN,
 HINCRBY, HINCRBYFLOAT, HRANDFIELD, HSCAN; wrong arity and WRONGTYPE both ways; TYPE and OBJECT
@@ -24,115 +26,16 @@ Intentionally not compared byte for byte (the reason is repeated at each use):
 - DEBUG DIGEST-VALUE: terse's digest is its own, so it is compared within each server.
 """
 
-import random
-
 import pytest
 
 import terse_harness as h
 import types_harness as th
-from terse_harness import Sleep, Step, decode_one, is_int
-
-# ---- data ------------------------------------------------------------------------------------
-
-_rnd = random.Random(20240601)
-RAND10K = _rnd.randbytes(10 * 1024)
-RAND100K = _rnd.randbytes(100 * 1024)
-RAND1M = _rnd.randbytes(1 << 20)
-TEXT100K = b"".join(b"field %06d of a compressible hash value, repeated\n" % i
-                    for i in range(2200))[:100 * 1024]
-# Redis 7.0's defaults: hash-max-listpack-entries 512 (128 is zset-max-listpack-entries),
-# hash-max-listpack-value 64. test_encoding_transitions reads them from both servers.
-LP_ENTRIES = 512
-LP_VALUE = 64
-
-
-def field_pairs(n, prefix=b"field:"):
-    return [(prefix + b"%d" % i, b"value:%d" % (i * 7)) for i in range(n)]
-
-
-def flat(pairs):
-    return [x for p in pairs for x in p]
-
-
-F300 = field_pairs(300)    # a listpack in Redis: HGETALL order is compared
-F1000 = field_pairs(1000)  # a hashtable in Redis: HGETALL compared as a dict
-
-
-def hset_each(key, pairs):
-    """One pipelined HSET per field, as one step whose replies are compared together."""
-    return Step(raw=b"".join(h.encode("HSET", key, f, v) for f, v in pairs), n=len(pairs))
-
-
-# ---- comparison helpers ----------------------------------------------------------------------
-
-WHY_HT = "Redis holds this hash as a hashtable: its order is bucket order"
-WHY_RAND = "HRANDFIELD is random"
-WHY_MEM = "memory figures are per process"
-WHY_CLOCK = "a clock reading"
-
-
-def as_pairs(raw):
-    """HGETALL as (reply type, length, dict): the order left out, repeats still counted."""
-    v = decode_one(raw)
-    if v is None or isinstance(v, h.Err):
-        return v
-    if isinstance(v, h.RMap):
-        return ("map", len(v), dict(v))
-    if isinstance(v, list) and len(v) % 2 == 0:
-        return ("array", len(v), dict(zip(v[::2], v[1::2])))
-    return ("BAD", raw)
-
-
-def as_sorted(raw):
-    v = decode_one(raw)
-    if isinstance(v, list):
-        return (type(v).__name__, sorted(v))
-    return v
-
-
-def hrand(contents, count=None, withvalues=False):
-    """A norm for HRANDFIELD on a hash holding `contents` (field -> value): the reply's shape
-    and length, with every field and value checked against the hash."""
-    contents = {h._b(k): h._b(v) for k, v in contents.items()}
-
-    def aggregate(v, raw):
-        if not isinstance(v, list) or isinstance(v, h.RSet):
-            return ("not an array", raw)
-        if not v:
-            return "empty array" if (count == 0 or not contents) else ("empty", raw)
-        shape = "flat array of fields"
-        fields = v
-        if withvalues:
-            if all(isinstance(x, list) for x in v):
-                shape = "array of [field, value] arrays"
-                if any(len(x) != 2 for x in v):
-                    return ("a pair that is not two elements", raw)
-                pairs = [tuple(x) for x in v]
-            else:
-                shape = "flat array of field, value"
-                if len(v) % 2:
-                    return ("odd length", raw)
-                pairs = list(zip(v[::2], v[1::2]))
-            for f, val in pairs:
-                if contents.get(f) != val:
-                    return ("field %r with a value not its own: %r" % (f, val), raw)
-            fields = [f for f, _ in pairs]
-        return th.counted_picks(fields, contents, count, shape, raw, "field", "hash")
-    return th.pick_norm(contents, count, "field", "hash", aggregate)
-
-
-def hr(contents, *args):
-    """Step HRANDFIELD <key> [count [WITHVALUES]] for a hash with these contents."""
-    count = int(args[1]) if len(args) > 1 else None
-    withvalues = len(args) > 2
-    return Step("HRANDFIELD", *args, norm=hrand(contents, count, withvalues), why=WHY_RAND)
-
+from hash_harness import (
+    D300, D1000, F300, F1000, LP_ENTRIES, LP_VALUE, RAND1M, RAND10K, RAND100K, SMALL5, TEXT100K,
+    WHY_CLOCK, WHY_HT, WHY_MEM, as_pairs, as_sorted, field_pairs, flat, hr, hset_each)
+from terse_harness import Sleep, Step, is_int
 
 # ---- differential sequences on the session servers -------------------------------------------
-
-SMALL5 = {"a": "1", "b": "2", "c": "3", "d": "4", "e": "5"}
-D300 = dict(F300)
-D1000 = dict(F1000)
 
 CASES = {
     "basic": [
@@ -431,95 +334,6 @@ def test_command_table_entries(diff):
     ], title="COMMAND on hash commands")
 
 
-# ---- randomness, SCAN, HSCAN on large hashes -------------------------------------------------
-
-def test_hrandfield_is_random(terse, oracle):
-    """Fifty single picks from five fields are not all the same field (chance 5 * 0.2^50)."""
-    for server in (oracle, terse):
-        with server.raw() as c:
-            c.call("HSET", "h", *flat(SMALL5.items()))
-            c.send(h.encode("HRANDFIELD", "h") * 50)
-            picks = [decode_one(x) for x in c.read_replies(50)]
-            assert set(picks) <= {k.encode() for k in SMALL5}, (server.name, picks[:10])
-            assert len(set(picks)) > 1, "%s: HRANDFIELD gave %r fifty times" % (
-                server.name, picks[0])
-            neg = decode_one(c.call("HRANDFIELD", "h", "-200"))
-            assert set(neg) == {k.encode() for k in SMALL5}, (
-                "%s: 200 picks with repetition missed a field of five: %r"
-                % (server.name, sorted(set(neg))))
-
-
-def hscan_all(conn, key, *opts, limit=10000):
-    cursor = b"0"
-    pairs = []
-    calls = 0
-    while True:
-        v = decode_one(conn.call("HSCAN", key, cursor, *opts))
-        assert isinstance(v, list) and len(v) == 2 and isinstance(v[1], list), (
-            "HSCAN reply is not [cursor, [field, value...]]: %r" % (v,))
-        cursor, items = v
-        assert len(items) % 2 == 0, "HSCAN returned an odd number of elements"
-        pairs.extend(zip(items[::2], items[1::2]))
-        calls += 1
-        if cursor == b"0" or calls > limit:
-            return pairs, calls
-
-
-@pytest.mark.parametrize("opts,keep", [
-    ((), lambda f: True),
-    (("COUNT", "10"), lambda f: True),
-    (("COUNT", "1000"), lambda f: True),
-    (("MATCH", "field:1*"), lambda f: f.startswith(b"field:1")),
-    (("MATCH", "field:?", "COUNT", "3"), lambda f: len(f) == 7),
-], ids=["plain", "count10", "count1000", "match", "match_count"])
-def test_hscan_large_hash_union_is_hgetall(terse, oracle, opts, keep):
-    for server in (oracle, terse):
-        with server.raw() as c:
-            assert c.call("HSET", "big", *flat(F1000)) == b":1000\r\n"
-            everything = as_pairs(c.call("HGETALL", "big"))
-            assert everything == ("array", 2000, D1000), "%s: HGETALL of 1000 fields" % (
-                server.name)
-            everything = everything[2]
-            want = {f: v for f, v in everything.items() if keep(f)}
-            pairs, _ = hscan_all(c, "big", *opts)
-            for f, v in pairs:
-                assert everything.get(f) == v, "%s: HSCAN %s gave %r=%r, HGETALL has %r" % (
-                    server.name, " ".join(opts), f, v, everything.get(f))
-            got = {f for f, _ in pairs}
-            assert got == set(want), (
-                "%s: HSCAN %s missed %d fields (e.g. %r) and gave %d unwanted (e.g. %r)"
-                % (server.name, " ".join(opts), len(set(want) - got), sorted(set(want) - got)[:5],
-                   len(got - set(want)), sorted(got - set(want))[:5]))
-
-
-def scan_keys(conn, *opts):
-    cursor, keys = b"0", []
-    for _ in range(10000):
-        cursor, got = decode_one(conn.call("SCAN", cursor, *opts))
-        keys.extend(got)
-        if cursor == b"0":
-            break
-    return set(keys)
-
-
-def test_scan_type_hash(terse, oracle):
-    hashes = {b"hash:%d" % i for i in range(60)}
-    strings = {b"str:%d" % i for i in range(60)}
-    for server in (oracle, terse):
-        with server.raw() as c:
-            for k in hashes:
-                c.call("HSET", k, "f", "v")
-            for k in strings:
-                c.call("SET", k, "v")
-            assert scan_keys(c, "TYPE", "hash") == hashes, server.name
-            assert scan_keys(c, "TYPE", "HASH", "COUNT", "7") == hashes, server.name
-            assert scan_keys(c, "TYPE", "string") == strings, server.name
-            assert scan_keys(c, "MATCH", "hash:1*", "TYPE", "hash") == {
-                k for k in hashes if k.startswith(b"hash:1")}, server.name
-            assert scan_keys(c) == hashes | strings, server.name
-            assert decode_one(c.call("DBSIZE")) == 120, server.name
-
-
 # ---- RESP3 -----------------------------------------------------------------------------------
 
 def test_resp3(diff):
@@ -626,126 +440,3 @@ def test_encoding_changes_only_on_a_write(pair):
         "OBJECT ENCODING m3", "HINCRBY m3 a 1", "OBJECT ENCODING m3", "HDEL m3 a",
         "EXISTS m3", "HSET m3 a 1", "OBJECT ENCODING m3",
     ], title="encodings change on writes only")
-
-
-# ---- DEBUG DIGEST-VALUE, MEMORY USAGE --------------------------------------------------------
-
-def test_digest_value_within_each_server(pair):
-    for server, c, dv in th.digest_clients(pair):
-        c.hset("h", mapping={"a": "1", "b": "2", "c": TEXT100K, "d": RAND10K})
-        assert c.copy("h", "hc") is True
-        d_h, d_hc = dv("h", "hc")
-        assert len(d_h) == 40 and d_h != b"0" * 40, (server.name, d_h)
-        assert d_h == d_hc, "%s: a hash and its COPY digest differently" % server.name
-        c.hset("hc", "a", "9")
-        assert dv("hc")[0] != d_h, "%s: changing a field left the digest" % server.name
-        c.hset("hc", "a", "1")
-        assert dv("hc")[0] == d_h, "%s: restoring the field did not restore it" % server.name
-        c.hset("hc", "e", "")
-        assert dv("hc")[0] != d_h, "%s: an added empty field left the digest" % server.name
-        # The same fields and values set in another order digest the same.
-        c.hset("o", mapping={"d": RAND10K, "c": TEXT100K, "b": "2", "a": "1"})
-        assert dv("o")[0] == d_h, "%s: field order changed the digest" % server.name
-        c.set("s", "1")
-        assert dv("s")[0] != dv("h")[0]
-        assert dv("nokey") == [b"0" * 40], server.name
-        before = c.execute_command("DEBUG", "DIGEST")
-        c.hincrby("h", "a", 1)
-        assert c.execute_command("DEBUG", "DIGEST") != before, server.name
-
-
-def test_memory_usage_of_hashes(terse, oracle):
-    for server in (oracle, terse):
-        c = server.client()
-        c.hset("small", "f", "v")
-        c.hset("big", mapping={"a": RAND100K, "b": "x"})
-        c.hset("many", mapping=dict(F1000))
-        small = c.memory_usage("small")
-        big = c.memory_usage("big")
-        many = c.memory_usage("many")
-        assert all(isinstance(x, int) for x in (small, big, many)), (server.name, small, big)
-        # 100 KB of random bytes cannot be held in less; 1000 fields take more than one.
-        assert big >= len(RAND100K), "%s: MEMORY USAGE %d for 100 KB of random bytes" % (
-            server.name, big)
-        assert many > small > 0, "%s: %d for 1000 fields, %d for one" % (
-            server.name, many, small)
-        assert c.memory_usage("nokey") is None
-        c.close()
-
-
-# ---- SAVE and restart ------------------------------------------------------------------------
-
-def fill_hashes(c):
-    c.hset("small", mapping={"z": "1", "a": "2", "m": "3", "": "", "n": "-12"})
-    c.hset(b"bin\x00key", mapping={b"f\x00": b"\r\n\x00", b"\xff": b""})
-    c.hset("compressible", mapping={"v": TEXT100K, "w": TEXT100K[:9000]})
-    c.hset("random", "v", RAND100K)
-    c.hset("many", mapping=dict(F1000))
-    c.hset("listpack300", mapping=dict(F300))
-    c.hset("ttl", mapping={"f": "v"})
-    c.expire("ttl", 3600)
-    c.hset("shrunk", mapping={"keep": "1", "long": "y" * 200})
-    c.hdel("shrunk", "long")
-    c.hincrbyfloat("float", "f", "0.1")
-    c.hincrbyfloat("float", "f", "0.2")
-
-
-def fill_db5(s):
-    c5 = s.client(db=5)
-    c5.hset("db5", "f", "v")
-    c5.close()
-
-
-HASH_KEYS = [b"small", b"bin\x00key", b"compressible", b"random", b"many", b"listpack300",
-             b"ttl", b"shrunk", b"float"]
-
-
-def snapshot_view(s):
-    """What a client sees of the hashes: contents, order where Redis keeps one, TTLs, types."""
-    c = s.client()
-    view = {}
-    for k in HASH_KEYS:
-        view[k] = (c.type(k), c.hgetall(k), c.hlen(k))
-    view["order"] = {k: c.execute_command("HGETALL", k) for k in
-                     (b"small", b"bin\x00key", b"listpack300", b"float")}
-    view["ttl"] = 0 < c.ttl("ttl") <= 3600
-    view["dbsize"] = c.dbsize()
-    c.close()
-    c5 = s.client(db=5)
-    view["db5"] = (c5.type("db5"), c5.hgetall("db5"), c5.dbsize())
-    c5.close()
-    return view
-
-
-def encodings(c):
-    return {k: c.object("encoding", k) for k in HASH_KEYS}
-
-
-def test_hashes_survive_save_and_restart(terse_binary, oracle_binary, tmp_path):
-    views, encs = {}, {}
-    for kind, binary in (("redis", oracle_binary), ("terse", terse_binary)):
-        pdir = str(tmp_path / kind)
-        with th.debug_server(binary, pdir, kind + "-a") as (s, c):
-            fill_hashes(c)
-            fill_db5(s)
-            before = snapshot_view(s)
-            digest_before = c.execute_command("DEBUG", "DIGEST")
-            enc_before = encodings(c)
-            assert c.save() is True
-        with th.debug_server(binary, pdir, kind + "-b") as (s, c):
-            after = snapshot_view(s)
-            assert after == before, "%s: hashes differ after SAVE and a restart: %r" % (
-                kind, [k for k in before if before[k] != after.get(k)])
-            assert c.execute_command("DEBUG", "DIGEST") == digest_before, kind
-            enc_restart = encodings(c)
-            assert c.execute_command("DEBUG", "RELOAD") == b"OK"
-            assert snapshot_view(s) == before, "%s: hashes differ after DEBUG RELOAD" % kind
-            encs[kind] = {"before SAVE": enc_before, "after the restart": enc_restart,
-                          "after DEBUG RELOAD": encodings(c)}
-            views[kind] = after
-    assert views["terse"] == views["redis"], [k for k in views["redis"]
-                                              if views["redis"][k] != views["terse"].get(k)]
-    for when in encs["redis"]:
-        diffs = {k: (encs["terse"][when][k], v) for k, v in encs["redis"][when].items()
-                 if encs["terse"][when][k] != v}
-        assert not diffs, "OBJECT ENCODING %s, key: (terse, redis): %r" % (when, diffs)

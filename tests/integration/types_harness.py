@@ -1,4 +1,4 @@
-"""Helpers shared by the container-type suites (test_hash.py, test_list.py, test_set.py).
+"""Helpers shared by the container-type suites (test_hash*.py, test_list.py, test_set.py).
 
 Each suite drives its type the same ways: wrong arity for every command of the type, random
 picks judged by shape and membership, DEBUG DIGEST-VALUE within each server, DEBUG

@@ -1,5 +1,5 @@
 /*
- * test_codec_value: cmocka tests of the server's value codec (src/codec/codec_value.c).
+ * test_codec_value: cmocka tests of the server's value codec (src/codec/codec_value*.c).
  *
  * Round trips at the sizes that move the codec choice (0, 1, 127, 128, 129, 1 KiB, 64 KiB,
  * 1 MiB) for compressible and incompressible data; every single-byte flip of a stored value
