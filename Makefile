@@ -110,7 +110,7 @@ integration: $(SERVER)
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration $(PYTEST_ARGS)
 
 check-layers:
-	@$(PYTHON) tools/check_layers.py
+	@$(PYTHON) tools/check_layers.py --build $(BUILD)
 
 test-core: check-layers unit fuzz-replay integration
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Generates src/cmd/cmd_meta.c from a running redis-server (the wire-compatibility oracle).
+"""Generates src/cmd/core/cmd_meta.c from a running redis-server (the wire-compatibility oracle).
 
 terse answers COMMAND INFO and COMMAND DOCS as Redis 7.0 does. The table rows (cmd_def) carry
 name, arity, flags, key positions, ACL categories, summary, since and group; everything else
@@ -32,7 +32,7 @@ DEFAULT_NAMES = [
     "command|getkeysandflags",
 ]
 
-OUT_DEFAULT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cmd",
+OUT_DEFAULT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cmd", "core",
                            "cmd_meta.c")
 
 # Orders in which Redis 7.0 writes each map's fields; the emitters in cmd_command.c follow them.

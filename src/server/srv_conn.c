@@ -18,7 +18,10 @@
 #include "core/core_log.h"
 #include "core/core_mem.h"
 #include "core/core_time.h"
-#include "server/srv_internal.h"
+#include "server/aof/srv_aof.h"
+#include "server/repl/srv_repl.h"
+#include "server/repl/srv_replica.h"
+#include "server/srv_conn.h"
 #include "terse/status.h"
 #include "cmd/mech/cmd_block.h"
 #include "cmd/mech/cmd_client.h"
@@ -26,12 +29,6 @@
 #include "cmd/mech/cmd_pubsub.h"
 #include "cmd/core/cmd_value.h"
 #include "cmd/core/cmd_util.h"
-
-struct srv_client *srv_client_of(const struct cmd_client *cl)
-{
-    return (struct srv_client *)(void *)((char *)(uintptr_t)cl -
-                                         offsetof(struct srv_client, cmd));
-}
 
 static void on_client_event(struct core_loop *loop, int fd, void *arg, unsigned events);
 

@@ -18,7 +18,11 @@
 #include <stdint.h>
 
 #include "core/core_time.h"
-#include "server/srv_internal.h"
+#include "server/aof/srv_aof.h"
+#include "server/snapshot/srv_persist.h"
+#include "server/snapshot/srv_rdb.h"
+#include "server/srv_conn.h"
+#include "server/srv_cron.h"
 #include "store/store.h"
 #include "cmd/dispatch/cmd_dispatch.h"
 #include "cmd/mech/cmd_feed.h"

@@ -11,14 +11,14 @@
 #include "core/core_log.h"
 #include "core/core_mem.h"
 #include "core/core_time.h"
-#include "server/srv_internal.h"
+#include "server/aof/srv_aof.h"
+#include "server/snapshot/srv_persist.h"
+#include "server/srv_conn.h"
+#include "server/srv_hooks.h"
+#include "server/srv_main.h"
 #include "store/store.h"
 #include "terse/status.h"
-#include "cmd/mech/cmd_change.h"
 
-static const char *const policy_names[] = {"volatile-lru", "volatile-lfu", "volatile-random",
-                                           "volatile-ttl", "allkeys-lru", "allkeys-lfu",
-                                           "allkeys-random", "noeviction"};
 
 static int64_t hook_now_ms(void *arg)
 {
@@ -212,20 +212,6 @@ static void hook_trim_buffers(void *arg, const struct cmd_client *current)
     }
 }
 
-/* The store's eviction parameters for a maxmemory-policy (noeviction gives LRU, unused). */
-static void evict_opts(struct store_evict_opts *o, int policy)
-{
-    o->volatile_only = policy >= CORE_POLICY_VOLATILE_LRU && policy <= CORE_POLICY_VOLATILE_TTL;
-    switch (policy) {
-    case CORE_POLICY_VOLATILE_LFU:
-    case CORE_POLICY_ALLKEYS_LFU: o->policy = STORE_EVICT_LFU; break;
-    case CORE_POLICY_VOLATILE_RANDOM:
-    case CORE_POLICY_ALLKEYS_RANDOM: o->policy = STORE_EVICT_RANDOM; break;
-    case CORE_POLICY_VOLATILE_TTL: o->policy = STORE_EVICT_TTL; break;
-    default: o->policy = STORE_EVICT_LRU; break;
-    }
-}
-
 /* cmd's notification classes are core_config's letters, bit for bit. */
 _Static_assert(CMD_NOTIFY_KEYSPACE == CORE_NOTIFY_KEYSPACE &&
                    CMD_NOTIFY_KEYEVENT == CORE_NOTIFY_KEYEVENT &&
@@ -238,59 +224,6 @@ _Static_assert(CMD_NOTIFY_KEYSPACE == CORE_NOTIFY_KEYSPACE &&
                    CMD_NOTIFY_STREAM == CORE_NOTIFY_STREAM &&
                    CMD_NOTIFY_KEY_MISS == CORE_NOTIFY_KEY_MISS && CMD_NOTIFY_NEW == CORE_NOTIFY_NEW,
                "notify-keyspace-events bits");
-
-void srv_settings_sync(struct srv *s)
-{
-    struct cmd_settings *st = &s->cmd.settings;
-    int p = s->cfg.maxmemory_policy;
-
-    st->databases = (int)s->cfg.databases;
-    st->requirepass = s->cfg.requirepass;
-    st->enable_debug_command = s->cfg.enable_debug_command == CORE_ACCESS_YES     ? 1
-                               : s->cfg.enable_debug_command == CORE_ACCESS_LOCAL ? 2
-                                                                                  : 0;
-    st->proto_max_bulk_len = (long long)s->cfg.proto_max_bulk_len;
-    st->maxmemory_policy = (p >= 0 && p < CORE_POLICY_COUNT) ? policy_names[p] : "noeviction";
-    st->lfu_log_factor = (int)s->cfg.lfu_log_factor;
-    st->lfu_decay_time = (int)s->cfg.lfu_decay_time;
-    st->hash_max_listpack_entries = s->cfg.hash_max_listpack_entries;
-    /* At most LLONG_MAX: the option's range, as Redis's (size_t, LONG_MAX). */
-    st->hash_max_listpack_value = (long long)s->cfg.hash_max_listpack_value;
-    st->set_max_intset_entries = s->cfg.set_max_intset_entries;
-    st->zset_max_listpack_entries = s->cfg.zset_max_listpack_entries;
-    st->zset_max_listpack_value = (long long)s->cfg.zset_max_listpack_value;
-    st->stream_node_max_entries = s->cfg.stream_node_max_entries;
-    st->maxmemory = s->cfg.maxmemory;
-    st->maxmemory_eviction_tenacity = (int)s->cfg.maxmemory_eviction_tenacity;
-    st->evict_enabled = p != CORE_POLICY_NOEVICTION;
-    evict_opts(&st->evict, p);
-    st->evict.samples = (int)s->cfg.maxmemory_samples;
-    st->evict.lfu_log_factor = st->lfu_log_factor;
-    st->evict.lfu_decay_time = st->lfu_decay_time;
-    if (s->shard != NULL) {
-        store_access_mode(s->shard, st->evict.policy == STORE_EVICT_LFU,
-                          st->lfu_log_factor, st->lfu_decay_time);
-    }
-    st->compression = s->cfg.terse_compression == CORE_COMPRESSION_INLINE ? CMD_COMPRESS_INLINE
-                      : s->cfg.terse_compression == CORE_COMPRESSION_OFF  ? CMD_COMPRESS_OFF
-                                                                          : CMD_COMPRESS_BACKGROUND;
-    if (s->codec != NULL &&
-        codec_ctx_level_set(s->codec, (int)s->cfg.terse_compression_level) != TERSE_OK) {
-        core_log(CORE_LOG_WARNING, "terse-compression-level %lld: out of memory, level kept",
-                 (long long)s->cfg.terse_compression_level);
-    }
-    st->notify = (int)s->cfg.notify_keyspace_events;
-    st->min_replicas_to_write = s->cfg.min_replicas_to_write;
-    st->replica = srv_is_replica(s);
-    st->replica_ro = st->replica && s->cfg.replica_read_only;
-    st->replica_stale = st->replica && !s->cfg.replica_serve_stale_data &&
-                        s->master.state != SRV_MASTER_CONNECTED;
-    st->min_replicas_max_lag = s->cfg.min_replicas_max_lag;
-    srv_persist_misconf_sync(s);
-    st->busy_reply_threshold_ms = s->cfg.busy_reply_threshold;
-    core_log_set_level((enum core_log_level)s->cfg.loglevel);
-    cmd_settings_changed(&s->cmd);
-}
 
 void srv_hooks_install(struct srv *s)
 {

@@ -23,7 +23,15 @@
 #include "core/core_mem.h"
 #include "core/core_time.h"
 #include "s3/s3_client.h"
-#include "server/srv_internal.h"
+#include "server/aof/srv_aof.h"
+#include "server/repl/srv_repl.h"
+#include "server/repl/srv_replica.h"
+#include "server/snapshot/srv_persist.h"
+#include "server/snapshot/srv_rdb.h"
+#include "server/srv_conn.h"
+#include "server/srv_cron.h"
+#include "server/srv_hooks.h"
+#include "server/srv_main.h"
 #include "store/store.h"
 #include "terse/status.h"
 #include "cmd/dispatch/cmd_dispatch.h"
@@ -262,6 +270,7 @@ static int setup(struct srv *s)
             return -1;
         }
     }
+    s->client_new = srv_client_new;
     srv_repl_init(s);
     srv_repl_hooks_install(s);
     srv_aof_hooks_install(s);

@@ -104,7 +104,7 @@ static size_t int_serialized_len(int64_t v)
     return 1 + (size_t)snprintf(digits, sizeof(digits), "%lld", (long long)v);
 }
 
-/* Whether Redis would hold v as a shared integer (see cmd_keys.c's OBJECT REFCOUNT). */
+/* Whether Redis would hold v as a shared integer (see cmd_object.c's OBJECT REFCOUNT). */
 static int int_shared(const struct cmd_call *c, int64_t v)
 {
     const char *p = c->srv->settings.maxmemory_policy;

@@ -1,5 +1,8 @@
 /*
- * cmd_debug_proto: (see cmd_debug_proto.c)
+ * cmd_debug_proto: DEBUG PROTOCOL and DEBUG SET-DISABLE-DENY-SCRIPTS, the two DEBUG
+ * subcommands Redis's scripting tests lean on: one reply of each RESP type in the caller's
+ * protocol (a script's client included, which is how the tests read every conversion), and
+ * lifting the ban on CMD_NOSCRIPT commands inside scripts.
  */
 #ifndef TERSE_CMD_DEBUG_PROTO_H
 #define TERSE_CMD_DEBUG_PROTO_H

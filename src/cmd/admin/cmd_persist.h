@@ -1,6 +1,6 @@
 /*
  * cmd_persist: the persistence commands (SAVE, BGSAVE, LASTSAVE). Their table,
- * cmd_persist_defs, is declared in cmd.h with the other families; the work is done by the
+ * cmd_persist_defs, is declared below; the work is done by the
  * server through the save hooks of struct cmd_hooks (cmd never calls persist/).
  */
 #ifndef TERSE_CMD_PERSIST_H

@@ -1,6 +1,6 @@
 /*
  * cmd_server: the server command family (INFO, CONFIG, COMMAND, TIME, LASTSAVE, SHUTDOWN,
- * DEBUG). The table cmd_server_defs (declared in cmd.h) lives in cmd_server.c; the handlers
+ * DEBUG). The table cmd_server_defs (declared below) lives in cmd_server.c; the handlers
  * are spread over cmd_server.c, cmd_info.c, cmd_command.c and cmd_debug.c, which share the
  * declarations below. Everything runs on the worker thread that owns the shard.
  */

@@ -514,7 +514,7 @@ struct cmd_server {
     uint8_t *scratch3;
     size_t scratch3_cap;
     /* Every WATCHed key of every client (cmd_watch.c), and every key a blocked client waits
-     * on (cmd_block.c). While either holds a key, the shard reports changes (cmd_keyreg.c). */
+     * on (cmd_block.c). While either holds a key, the shard reports changes (cmd_change.c). */
     struct cmd_keyreg watch;
     struct cmd_keyreg block;
     /* Pub/sub subscriptions by channel, pattern and shard channel (cmd_pubsub.c). */

@@ -10,7 +10,6 @@
 #include <limits.h>
 
 #include "cmd/core/cmd_util.h"
-#include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
 #include "cmd/core/cmd_lookup.h"
 #include "resp/resp_write.h"

@@ -1,5 +1,6 @@
 /*
- * cmd_glob: (see cmd_glob.c)
+ * cmd_glob: Redis's glob-style pattern matching (stringmatchlen), for KEYS, SCAN MATCH, HSCAN,
+ * PSUBSCRIBE, CONFIG GET, COMMAND LIST FILTERBY PATTERN and CLIENT KILL.
  */
 #ifndef TERSE_CMD_GLOB_H
 #define TERSE_CMD_GLOB_H

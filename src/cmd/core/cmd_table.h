@@ -1,5 +1,5 @@
 /*
- * cmd_table: (see cmd_table.c)
+ * cmd_table: the command table.
  */
 #ifndef TERSE_CMD_TABLE_H
 #define TERSE_CMD_TABLE_H

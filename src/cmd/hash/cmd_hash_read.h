@@ -1,5 +1,9 @@
 /*
- * cmd_hash_read: (see cmd_hash_read.c)
+ * cmd_hash_read: the hash family's reads (HGET, HMGET, HGETALL, HKEYS, HVALS, HLEN, HEXISTS,
+ * HSTRLEN, HRANDFIELD, HSCAN). Each decodes the hash's fields once into the server's scratch
+ * (cmd_hash_read, checksum verified) and writes the reply from there into the connection's
+ * output buffer. A form found corrupt part way through a reply withdraws what was written
+ * (the output is cut back to where the reply began) and answers the CORRUPT error instead.
  */
 #ifndef TERSE_CMD_HASH_READ_H
 #define TERSE_CMD_HASH_READ_H

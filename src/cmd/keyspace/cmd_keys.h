@@ -1,8 +1,8 @@
 /*
  * cmd_keys: the keyspace command family (DEL ... SWAPDB, EXPIRE ... PERSIST, KEYS, SCAN,
- * OBJECT). Its one table, cmd_keys_defs (declared in cmd.h), lives in cmd_keys.c; the handlers
- * are spread over cmd_keys.c, cmd_expire.c, cmd_scan.c and cmd_object.c, which share the
- * helpers below. Everything runs on the worker thread that owns the shard.
+ * OBJECT). Its one table, cmd_keys_defs (declared below), lives in cmd_keys.c; the handlers
+ * are spread over cmd_keys.c, cmd_expire.c, cmd_scan.c and cmd_object.c; the lookups they
+ * share are cmd/core/cmd_lookup.h's. Everything runs on the worker thread that owns the shard.
  */
 #ifndef TERSE_CMD_KEYS_H
 #define TERSE_CMD_KEYS_H

@@ -1,8 +1,9 @@
 /*
  * cmd_list: the list writes that push or edit in place (LPUSH, RPUSH, LPUSHX, RPUSHX, LSET,
- * LINSERT, LREM, LTRIM), the read and store steps the family shares, and the family's command
- * table. The pops and moves (LPOP, RPOP, LMPOP, LMOVE, RPOPLPUSH) are in cmd_list_pop.c, the
- * reads in cmd_list_read.c.
+ * LINSERT, LREM, LTRIM) and the family's command table. The steps the family shares (read,
+ * store, splice) are in cmd_list_form.c, the pops and moves (LPOP, RPOP, LMPOP, LMOVE,
+ * RPOPLPUSH) in cmd_list_pop.c, the reads in cmd_list_read.c, the blocking pops and moves
+ * (BLPOP, BRPOP, BLMPOP, BLMOVE, BRPOPLPUSH) in cmd_list_block.c.
  *
  * A list is one codec value: its elements in the form of store_list.h, compressed and
  * checksummed like a string, verified on every read. A write decodes the form into scratch,
@@ -13,9 +14,6 @@
  * one node (8 KiB by default) and makes a push or pop at the ends O(1); terse matches it on
  * lists of a few KiB, the common cached case, and falls behind as lists grow. A chunked form
  * (nodes of their own, as a quicklist) is not built yet (README).
- *
- * Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP) need clients that wait, which
- * terse does not have: they are not in the table, so they answer as unknown commands.
  *
  * Buffers: scratch, scratch2 and scratch3 belong to the cmd_server (cmd_value.h) and hold
  * nothing between commands; the elements of a push are slices of the request, described by an

@@ -1,5 +1,7 @@
 /*
- * cmd_list_form: (see cmd_list_form.c)
+ * cmd_list_form: the steps every list command shares: read the list at a key (decoded into
+ * scratch), store a new form for it (or delete the key when it is empty), splice elements in
+ * and out, find an index, and reply an element.
  */
 #ifndef TERSE_CMD_LIST_FORM_H
 #define TERSE_CMD_LIST_FORM_H

@@ -1,5 +1,7 @@
 /*
- * cmd_list_pop: (see cmd_list_pop.c)
+ * cmd_list_pop: the list writes that take elements off an end: LPOP, RPOP and LMPOP, which
+ * reply them, and LMOVE and RPOPLPUSH, which push the element on an end of another list (or
+ * the same one, rotated) and reply it. The shared read and store steps are in cmd_list.c.
  */
 #ifndef TERSE_CMD_LIST_POP_H
 #define TERSE_CMD_LIST_POP_H

@@ -9,7 +9,7 @@
  * blocked client) go out at its end, inside MULTI/EXEC when there are several. Each op is
  * preceded by SELECT when its db is not the one the feed last selected.
  *
- * "Changed something" is the store's change listener (cmd_keyreg.c forwards it here while the
+ * "Changed something" is the store's change listener (cmd_change.c forwards it here while the
  * feed is on): a key written, added or deleted during the handler, as Redis's server.dirty.
  * With the feed off nothing here runs but one test in cmd_run.
  */

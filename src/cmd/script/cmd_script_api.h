@@ -1,5 +1,8 @@
 /*
- * cmd_script_api: (see cmd_script_api.c)
+ * cmd_script_api: the redis table scripts call (but redis.call and redis.pcall, which are
+ * cmd_script_call.c), pcall as Redis 7.0 redefines it, math.random and math.randomseed on a
+ * generator that gives the same sequence on every machine, and the error handler lua_pcall
+ * runs, with Redis 7.0's arguments checks and error texts (script_lua.c is the model).
  */
 #ifndef TERSE_CMD_SCRIPT_API_H
 #define TERSE_CMD_SCRIPT_API_H

@@ -1,5 +1,6 @@
 /*
- * cmd_script_call: (see cmd_script_call.c)
+ * cmd_script_call: redis.call and redis.pcall, a command run from a script (Redis 7.0's
+ * luaRedisGenericCommand and scriptCall).
  */
 #ifndef TERSE_CMD_SCRIPT_CALL_H
 #define TERSE_CMD_SCRIPT_CALL_H

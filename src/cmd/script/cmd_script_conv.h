@@ -1,5 +1,6 @@
 /*
- * cmd_script_conv: (see cmd_script_conv.c)
+ * cmd_script_conv: the conversions between replies and Lua values, as Redis 7.0 documents
+ * them (script_lua.c is the model).
  */
 #ifndef TERSE_CMD_SCRIPT_CONV_H
 #define TERSE_CMD_SCRIPT_CONV_H

@@ -1,5 +1,7 @@
 /*
- * cmd_script_fcmd: (see cmd_script_fcmd.c)
+ * cmd_script_fcmd: FCALL, FCALL_RO and FUNCTION (LOAD, DELETE, FLUSH, LIST, KILL, STATS,
+ * HELP) with Redis 7.0's replies and error texts; the libraries themselves are
+ * cmd_script_func.c. FUNCTION DUMP and RESTORE are not built.
  */
 #ifndef TERSE_CMD_SCRIPT_FCMD_H
 #define TERSE_CMD_SCRIPT_FCMD_H

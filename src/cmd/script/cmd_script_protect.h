@@ -1,5 +1,6 @@
 /*
- * cmd_script_protect: (see cmd_script_protect.c)
+ * cmd_script_protect: the globals protection of the Lua state (Redis 7.0 patches its Lua with
+ * read-only tables; Debian's Lua has none, so the same behaviour is built from metatables):
  */
 #ifndef TERSE_CMD_SCRIPT_PROTECT_H
 #define TERSE_CMD_SCRIPT_PROTECT_H

@@ -1,5 +1,6 @@
 /*
- * cmd_set_store: (see cmd_set_store.c)
+ * cmd_set_store: how a set is stored after a write (cmd_set_commit), and the encoding Redis
+ * would hold it in (cmd_set_encoding, cmd_set_form_is_table).
  */
 #ifndef TERSE_CMD_SET_STORE_H
 #define TERSE_CMD_SET_STORE_H

@@ -1,5 +1,10 @@
 /*
- * cmd_stream_feed: (see cmd_stream_feed.c)
+ * cmd_stream_feed: how consumer-group commands reach the write feed (cmd_feed.c), as Redis
+ * 7.0's t_stream.c propagates them. XREADGROUP, XCLAIM and XAUTOCLAIM are never fed as sent
+ * (a replica would deliver at its own time, or to no one); each pending entry they create,
+ * move or drop is fed as an idempotent XCLAIM with the entry's exact state, the group's
+ * position as XGROUP SETID when NOACK moved it, and a consumer NOACK created as XGROUP
+ * CREATECONSUMER.
  */
 #ifndef TERSE_CMD_STREAM_FEED_H
 #define TERSE_CMD_STREAM_FEED_H

@@ -1,5 +1,6 @@
 /*
- * cmd_stream_table: (see cmd_stream_table.c)
+ * cmd_stream_table: the stream family's rows of the command table (XADD ... XSETID, with the
+ * subcommands of XGROUP and XINFO), and XLEN.
  */
 #ifndef TERSE_CMD_STREAM_TABLE_H
 #define TERSE_CMD_STREAM_TABLE_H

@@ -1,5 +1,9 @@
 /*
- * cmd_bitfield: (see cmd_bitfield.c)
+ * cmd_bitfield: BITFIELD and BITFIELD_RO, integers of 1 to 64 bits (u1..u63, i1..i64) at any
+ * bit offset of a string value, with Redis 7.0's syntax, replies, overflow rules (WRAP, SAT,
+ * FAIL) and error texts. Every operation is parsed before anything runs; a write decodes the
+ * value into the server's scratch buffer, grown with zero bytes to the farthest bit written,
+ * and stores it back once (an existing key keeps its TTL, as SETBIT's does).
  */
 #ifndef TERSE_CMD_BITFIELD_H
 #define TERSE_CMD_BITFIELD_H

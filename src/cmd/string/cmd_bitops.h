@@ -1,6 +1,6 @@
 /*
  * cmd_bitops: the bitmap command family (cmd_bitops.c: BITCOUNT, BITPOS, BITOP; cmd_bitfield.c:
- * BITFIELD, BITFIELD_RO). Its table, cmd_bitmap_defs, is declared in cmd.h.
+ * BITFIELD, BITFIELD_RO). Its table, cmd_bitmap_defs, is declared below.
  */
 #ifndef TERSE_CMD_BITOPS_H
 #define TERSE_CMD_BITOPS_H

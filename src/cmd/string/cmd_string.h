@@ -1,5 +1,5 @@
 /*
- * cmd_string: the string command family. Its one table, cmd_string_defs (declared in cmd.h),
+ * cmd_string: the string command family. Its one table, cmd_string_defs (declared below),
  * lives in cmd_string.c; the handlers are spread over cmd_string.c, cmd_strset.c,
  * cmd_strmod.c, cmd_incr.c and cmd_lcs.c, which share the value helpers below. Each helper
  * named *_or_reply writes the error reply itself when it fails and returns the status.

@@ -1,5 +1,6 @@
 /*
- * cmd_string_form: (see cmd_string_form.c)
+ * cmd_string_form: the steps the string commands share: look a string key up, check a
+ * length against proto-max-bulk-len, and decode a value (an int or a codec value) into scratch.
  */
 #ifndef TERSE_CMD_STRING_FORM_H
 #define TERSE_CMD_STRING_FORM_H

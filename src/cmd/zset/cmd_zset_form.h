@@ -1,5 +1,7 @@
 /*
- * cmd_zset_form: (see cmd_zset_form.c)
+ * cmd_zset_form: the steps the sorted-set commands share: read a zset (decoded into scratch),
+ * find a member, decide the encoding Redis would give (listpack or skiplist), store a new
+ * form, and reply elements with or without scores.
  */
 #ifndef TERSE_CMD_ZSET_FORM_H
 #define TERSE_CMD_ZSET_FORM_H

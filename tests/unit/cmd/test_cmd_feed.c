@@ -1,5 +1,5 @@
 /*
- * test_cmd_feed: cmocka tests of the write feed (src/cmd/cmd_feed.c), what replicas and the
+ * test_cmd_feed: cmocka tests of the write feed (src/cmd/mech/cmd_feed.c), what replicas and the
  * AOF receive. Commands run through cmd_dispatch with a fixed clock; a fake feed hook keeps
  * the bytes, which are compared with the stream Redis 7.0.15 propagates for the same sequence
  * (its server.c call() and the rewrites of t_string.c, expire.c, t_list.c, t_set.c, t_zset.c,

@@ -1,5 +1,5 @@
 /*
- * test_cmd_keys: cmocka tests of the keyspace and expiry commands (src/cmd/cmd_keys.c).
+ * test_cmd_keys: cmocka tests of the keyspace and expiry commands (src/cmd/keyspace/).
  *
  * Each test runs commands against a real shard and codec through the rows of cmd_keys_defs
  * (the handler is called directly: arity is the dispatcher's job) with a fixed clock, and

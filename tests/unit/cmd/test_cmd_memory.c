@@ -1,5 +1,5 @@
 /*
- * test_cmd_memory: cmocka tests of src/cmd/cmd_memory.c: the MEMORY command (replies as
+ * test_cmd_memory: cmocka tests of src/cmd/admin/cmd_memory_cmd.c and src/cmd/mech/cmd_memory.c: the MEMORY command (replies as
  * redis-server 7.0.15 shapes them), the maxmemory admission in cmd_dispatch (noeviction
  * refuses with Redis's -OOM text and leaves no trace; eviction policies make room; volatile
  * policies never touch persistent keys), the bounded evict-down step cron runs, and the

@@ -1,6 +1,6 @@
 /*
  * test_cmd_rename: cmocka tests of rename-command's effect on the command table
- * (cmd_table_rename, cmd_name_known; src/cmd/cmd_table.c): lookups by the new name in any
+ * (cmd_table_rename, cmd_name_known; src/cmd/core/cmd_table.c): lookups by the new name in any
  * case, the old name gone, a removed command out of the table, the refusals that change
  * nothing, and failed allocations that change nothing either.
  */

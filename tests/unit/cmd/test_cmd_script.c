@@ -1,5 +1,5 @@
 /*
- * test_cmd_script: cmocka tests of Lua scripting (src/cmd/cmd_script*.c): the conversions
+ * test_cmd_script: cmocka tests of Lua scripting (src/cmd/script/): the conversions
  * between replies and Lua values both ways, straight on a Lua state and through EVAL over the
  * real command table, the error texts, the script cache, and the engine's lifecycle (SCRIPT
  * FLUSH, teardown with scripts cached). Expected replies were taken from redis-server 7.0.15.

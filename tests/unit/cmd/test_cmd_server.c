@@ -1,6 +1,6 @@
 /*
  * test_cmd_server: cmocka tests of the server command family (INFO, CONFIG, COMMAND, TIME,
- * LASTSAVE, SHUTDOWN, DEBUG: src/cmd/cmd_server.c, cmd_info.c, cmd_command.c, cmd_debug.c).
+ * LASTSAVE, SHUTDOWN, DEBUG: src/cmd/admin/: cmd_server.c, cmd_info.c, cmd_command.c, cmd_debug.c).
  *
  * Commands go through cmd_dispatch over the real table, a real shard and codec, and fake
  * hooks (fixed clock, a three-option config, recorded shutdown), so the raw RESP replies can

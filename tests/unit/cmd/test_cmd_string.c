@@ -1,5 +1,5 @@
 /*
- * test_cmd_string: cmocka tests of the string command family (src/cmd/cmd_string.c).
+ * test_cmd_string: cmocka tests of the string command family (src/cmd/string/).
  *
  * Commands run through the rows of cmd_string_defs (the handler is called directly: arity is
  * the dispatcher's job) against a real shard and codec with a fixed clock. Expected replies

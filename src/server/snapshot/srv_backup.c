@@ -42,7 +42,7 @@
 #include "core/core_time.h"
 #include "persist/persist.h"
 #include "s3/s3_client.h"
-#include "server/srv_internal.h"
+#include "server/snapshot/srv_backup.h"
 #include "terse/status.h"
 
 #define BACKUP_PIPE_BYTES (1 << 20) /* pipe room asked for (Linux's unprivileged maximum) */
@@ -54,11 +54,6 @@ struct backup_loc {
     char prefix[S3_KEY_MAX + 1];
     char key[S3_KEY_MAX + 1];
 };
-
-int srv_backup_is_s3(const char *dir)
-{
-    return dir != NULL && strncmp(dir, "s3://", 5) == 0;
-}
 
 static enum s3_checksum_alg checksum_of(int cfg)
 {

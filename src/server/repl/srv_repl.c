@@ -31,7 +31,10 @@
 #include "core/core_log.h"
 #include "core/core_mem.h"
 #include "core/core_time.h"
-#include "server/srv_internal.h"
+#include "server/aof/srv_aof.h"
+#include "server/repl/srv_repl.h"
+#include "server/repl/srv_repl_child.h"
+#include "server/repl/srv_replica.h"
 #include "terse/status.h"
 
 #define REPL_CHUNK (64 * 1024)     /* bytes of the RDB file read into the output per step */
@@ -428,18 +431,6 @@ void srv_repl_info(void *srv, struct cmd_repl_info *out,
 }
 
 /* ---- hooks -------------------------------------------------------------------------------- */
-
-void srv_feed_consumers_changed(struct srv *s)
-{
-    /* The backlog records the stream while no replica is attached too: one that comes back
-     * continues from it. The AOF, while on (or waiting for its first rewrite), is the other
-     * consumer. */
-    int on = s->repl.n_replicas > 0 || s->repl.backlog != NULL || srv_aof_wants_feed(s);
-
-    if (on != s->cmd.feed.on) {
-        cmd_feed_enable(&s->cmd, on);
-    }
-}
 
 static void hook_feed(void *srv, const uint8_t *p, size_t len, unsigned to)
 {

@@ -13,7 +13,7 @@
 
 #include "core/core_log.h"
 #include "core/core_mem.h"
-#include "server/srv_internal.h"
+#include "server/aof/srv_aof_files.h"
 #include "terse/status.h"
 
 #define AOF_PATH_MAX 4096

@@ -36,7 +36,9 @@
 #include "core/core_log.h"
 #include "core/core_time.h"
 #include "persist/persist_rdb_load.h"
-#include "server/srv_internal.h"
+#include "server/aof/srv_aof_rewrite.h"
+#include "server/repl/srv_repl.h"
+#include "server/repl/srv_replica.h"
 #include "terse/status.h"
 #include "cmd/keyspace/cmd_object.h"
 
@@ -193,7 +195,7 @@ static void become_connected(struct srv *s)
 
     core_loop_del(s->loop, fd);
     snprintf(addr, sizeof(addr), "%.48s:%d", m->host, m->port);
-    c = srv_client_new(s, fd, addr, "");
+    c = s->client_new(s, fd, addr, "");
     if (c == NULL) {
         link_fail(s, "no memory for the master's client");
         return;

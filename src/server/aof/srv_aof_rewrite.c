@@ -39,7 +39,10 @@
 #include "core/core_mem.h"
 #include "core/core_time.h"
 #include "persist/persist_rdb.h"
-#include "server/srv_internal.h"
+#include "server/aof/srv_aof.h"
+#include "server/aof/srv_aof_bio.h"
+#include "server/aof/srv_aof_files.h"
+#include "server/aof/srv_aof_rewrite.h"
 #include "terse/status.h"
 #include "cmd/mech/cmd_feed.h"
 

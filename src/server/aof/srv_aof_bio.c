@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "core/core_log.h"
-#include "server/srv_internal.h"
+#include "server/aof/srv_aof_bio.h"
 
 /* One job, on the thread or in the caller's when the ring is full. */
 static void run_job(struct srv_aof_bio *b, int fd, int close_after)

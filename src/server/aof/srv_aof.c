@@ -41,7 +41,11 @@
 #include "core/core_log.h"
 #include "core/core_time.h"
 #include "persist/persist_rdb.h"
-#include "server/srv_internal.h"
+#include "server/aof/srv_aof.h"
+#include "server/aof/srv_aof_bio.h"
+#include "server/aof/srv_aof_files.h"
+#include "server/aof/srv_aof_load.h"
+#include "server/aof/srv_aof_rewrite.h"
 #include "terse/status.h"
 
 #define AOF_PATH_MAX 4096
@@ -50,17 +54,6 @@
 #define AOF_BUF_KEEP (1024 * 1024) /* a write buffer above this is freed once empty */
 #define AOF_WRITE_ERR_LOG_MS 30000 /* a write that keeps failing is logged this often (Redis's
                                       AOF_WRITE_LOG_ERROR_RATE) */
-
-int srv_child_busy(const struct srv *s)
-{
-    return s->persist.child_pid > 0 || srv_repl_child_busy(s) || s->aof.child_pid > 0;
-}
-
-int srv_aof_wants_feed(const struct srv *s)
-{
-    return s->aof.state == SRV_AOF_ON ||
-           (s->aof.state == SRV_AOF_WAIT_REWRITE && s->aof.child_pid > 0);
-}
 
 void srv_aof_feed(struct srv *s, const uint8_t *p, size_t len)
 {
@@ -74,16 +67,6 @@ void srv_aof_feed(struct srv *s, const uint8_t *p, size_t len)
         core_log(CORE_LOG_WARNING, "The AOF lost writes (out of memory): rewriting it");
         a->scheduled = 1;
     }
-}
-
-int srv_aof_write_err(const struct srv *s)
-{
-    const struct srv_aof *a = &s->aof;
-
-    if (a->state == SRV_AOF_OFF) {
-        return 0;
-    }
-    return !a->last_write_ok ? a->last_write_errno : a->bio_err;
 }
 
 /* The background fsync's status moved: writes are refused or accepted again. */

@@ -36,7 +36,9 @@
 #include "core/core_log.h"
 #include "core/core_time.h"
 #include "persist/persist.h"
-#include "server/srv_internal.h"
+#include "server/aof/srv_aof.h"
+#include "server/snapshot/srv_backup.h"
+#include "server/snapshot/srv_persist.h"
 #include "terse/status.h"
 #include "cmd/keyspace/cmd_object.h"
 
@@ -106,21 +108,6 @@ static int save_here(struct srv *s, int64_t now_ms, char *why, size_t why_cap)
     return TERSE_OK;
 }
 
-void srv_persist_misconf_sync(struct srv *s)
-{
-    int aof_err = srv_aof_write_err(s);
-
-    if (s->cfg.stop_writes_on_bgsave_error && s->cfg.save.n_point > 0 &&
-        !s->persist.last_bgsave_ok) {
-        s->cmd.settings.misconf = CMD_MISCONF_RDB;
-    } else if (aof_err != 0) {
-        s->cmd.settings.misconf = CMD_MISCONF_AOF;
-    } else {
-        s->cmd.settings.misconf = CMD_MISCONF_NONE;
-    }
-    s->cmd.settings.misconf_errno = aof_err;
-}
-
 static void saved(struct srv *s, int64_t now_ms, uint64_t covered)
 {
     struct srv_persist *p = &s->persist;
@@ -147,23 +134,6 @@ static int save_fg(struct srv *s)
     }
     saved(s, now, s->cmd.dirty);
     return CMD_SAVE_OK;
-}
-
-void srv_child_enter(struct srv *s, pid_t parent)
-{
-    sigset_t all;
-
-    /* The parent blocks SIGINT/SIGTERM for its signalfd; the child takes them by default. */
-    sigemptyset(&all);
-    sigaddset(&all, SIGINT);
-    sigaddset(&all, SIGTERM);
-    sigprocmask(SIG_UNBLOCK, &all, NULL);
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {
-        _exit(1);
-    }
-    for (size_t i = 0; i < s->n_listen; i++) {
-        close(s->listen_fd[i]);
-    }
 }
 
 static void child_main(struct srv *s, pid_t parent, int msg_fd)

@@ -18,7 +18,8 @@
 #include "core/core_time.h"
 #include "persist/persist.h"
 #include "persist/persist_rdb.h"
-#include "server/srv_internal.h"
+#include "server/repl/srv_repl.h"
+#include "server/repl/srv_repl_child.h"
 #include "terse/status.h"
 #include "cmd/mech/cmd_feed.h"
 
@@ -160,11 +161,6 @@ void srv_repl_child_reap(struct srv *s)
         return;
     }
     child_done(s, w > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
-int srv_repl_child_busy(const struct srv *s)
-{
-    return s->repl.child_pid > 0;
 }
 
 void srv_repl_child_kill(struct srv *s)

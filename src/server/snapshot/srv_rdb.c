@@ -8,7 +8,7 @@
  * (cron frees buffers above CRON_SCRATCH_KEEP), freed at shutdown.
  */
 #include "persist/persist_rdb.h"
-#include "server/srv_internal.h"
+#include "server/snapshot/srv_rdb.h"
 #include "terse/status.h"
 
 static int hook_dump(void *arg, const struct cmd_dump_value *v, uint8_t *dst, size_t cap,
