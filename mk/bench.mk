@@ -7,6 +7,9 @@
 #   make bench-evict             both servers at maxmemory 256mb, allkeys-lru: Zipf hit rates
 #   make bench-growth            p50/p99/p99.9 GET latency at rest and while terse grows to
 #                                N=10000000 small keys (its own default; N=... overrides it)
+#   make bench-ir                instructions per SET and per GET of the whole server under
+#                                callgrind (exact: compare two builds, e.g. before and after a
+#                                refactoring)
 #   make bench-trickle           one 1,000,000-argument command in 1,400-byte writes 4 ms
 #                                apart: server CPU and other clients' PING, terse vs redis
 #                                (TRICKLE_ARGS="--args 200000 --rounds 1" for a quick run)
@@ -23,7 +26,7 @@ GROWTH_N = $(if $(filter command line environment,$(origin N)),$(N),10000000)
 
 TRICKLE_ARGS ?=
 
-.PHONY: bench-memory bench-evict bench-growth bench-trickle corpus-bench
+.PHONY: bench-memory bench-evict bench-growth bench-trickle bench-ir corpus-bench
 
 # One binary from the .c files of bench/corpus_bench*.c (corpus_bench.h says which holds what).
 CORPUS_BENCH_SRC := $(sort $(wildcard bench/corpus_bench*.c))
@@ -46,3 +49,6 @@ bench-growth: $(SERVER)
 
 bench-trickle: $(SERVER)
 	$(PYTHON) bench/trickle_bench.py --terse $(SERVER) $(TRICKLE_ARGS)
+
+bench-ir: $(SERVER)
+	$(PYTHON) bench/callgrind_server.py --terse $(SERVER)
