@@ -23,7 +23,7 @@
  * block paths the server reaches at thousands of fields. The code is the same, only the sizes
  * differ.
  */
-#include "store/store_hash.h"
+#include "store/form/store_hash.h"
 
 #include "terse/status.h"
 
@@ -47,8 +47,8 @@
 
 /* store_hash.h is in already, under the real names: each small function's definition is its
  * declaration, and each is defined before its first use. */
-#include "store/store_hash.c"
-#include "store/store_hash_edit.c"
+#include "store/form/store_hash.c"
+#include "store/form/store_hash_edit.c"
 
 #undef store_hash_check
 #undef store_hash_open

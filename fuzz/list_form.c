@@ -16,7 +16,7 @@
  *   - the writer, fed the model's elements with a wrong count hint, gives the same bytes.
  * Several edits run in a row, each on the previous result, with arguments drawn from the input.
  */
-#include "store/store_list.h"
+#include "store/form/store_list.h"
 
 #include "terse/status.h"
 

@@ -15,7 +15,7 @@
  *     invariants: each round's result decodes (TERSE_OK) to a model that encodes back to the
  *     same bytes. Three rounds run in a row, each on the previous result.
  */
-#include "store/store_stream.h"
+#include "store/form/store_stream.h"
 
 #include "terse/status.h"
 

@@ -12,7 +12,7 @@
  *   - edits in a row (add a member drawn from the input with a drawn score, or remove one;
  *     heapsort, write) give a form check accepts that decodes to the model's elements.
  */
-#include "store/store_zset.h"
+#include "store/form/store_zset.h"
 
 #include "terse/status.h"
 

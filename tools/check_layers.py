@@ -3,7 +3,8 @@
 
 The table lists every room (a folder under src/, e.g. `cmd/core`) with the rooms it may use.
 For every room this checks:
-  - the folder and the row exist together, and the rows that may be used form no circle;
+  - the folder and the row exist together, and each row may use only rows above it (so the
+    rows form no circle);
   - file names start with the room's prefix (`srv_` under server/, else the top folder's name);
   - every `#include "..."` names a header of the room itself, of include/terse/, or of a room
     the row allows;
@@ -40,7 +41,8 @@ ROOM_REF = re.compile(r"`([a-z0-9_/]+)/?`")
 
 
 def read_table():
-    """{room: set of rooms it may use} from the rows between the layers markers."""
+    """{room: set of rooms it may use} from the rows between the layers markers, in the
+    table's order (a dict keeps it)."""
     rooms = {}
     inside = False
     with open(DESIGN, encoding="utf-8") as f:
@@ -184,6 +186,11 @@ def main():
         for a in sorted(allowed):
             if a not in table:
                 bad.append("layer table: %s may use %s, which is not a room" % (room, a))
+    order = list(table)
+    for room, allowed in table.items():
+        for a in sorted(allowed):
+            if a in table and order.index(a) > order.index(room):
+                bad.append("layer table: %s may use %s, a row below it" % (room, a))
     for cyc in find_cycles(table):
         bad.append("layer table: rooms that may use each other in a circle: %s" % ", ".join(cyc))
 

@@ -149,6 +149,15 @@ int codec_ctx_dict_remove(struct codec_ctx *c, uint32_t id);
 int codec_value_encode_dict(struct codec_ctx *c, uint32_t dict_id, const void *src,
                             size_t src_len, void *dst, size_t dst_cap, size_t *dst_len);
 
+/*
+ * A RAW value read in place: verifies the checksum over its payload and points *p at it
+ * (*len bytes, inside stored; valid as long as stored is). TERSE_OK; TERSE_MORE when the value
+ * is compressed (decode it instead); TERSE_ECORRUPT on a bad header or checksum. No copy, no
+ * allocation.
+ */
+int codec_value_view(struct codec_ctx *c, const void *stored, size_t stored_len,
+                     const uint8_t **p, size_t *len);
+
 /* Flips one byte of the stored form (DEBUG CORRUPT-VALUE) so that the next decode fails:
  * a RAW payload's middle byte; an LZ4 block's last byte (always a literal, so the decoded bytes
  * change: a byte in the middle could be a match offset whose flip decodes to the same value);

@@ -191,6 +191,30 @@ codec_value_decode(struct codec_ctx *c, const void *stored, size_t stored_len, v
     return TERSE_OK;
 }
 
+int
+codec_value_view(struct codec_ctx *c, const void *stored, size_t stored_len, const uint8_t **p,
+                 size_t *len)
+{
+    struct codec_value_info info;
+    const uint8_t *payload;
+    uint64_t sum;
+
+    if (stored == NULL || codec_header_parse(stored, stored_len, &info, &sum) != TERSE_OK) {
+        return decode_fail(c, NULL, 0);
+    }
+    if (info.kind != CODEC_RAW) {
+        return TERSE_MORE;
+    }
+    payload = (const uint8_t *)stored + info.header_len;
+    if ((info.orig_len > 0 ? XXH3_64bits(payload, info.orig_len) : XXH3_64bits("", 0)) != sum) {
+        return decode_fail(c, NULL, 0);
+    }
+    c->stats.n_decoded++;
+    *p = payload;
+    *len = info.orig_len;
+    return TERSE_OK;
+}
+
 void
 codec_value_corrupt(void *stored, size_t stored_len)
 {

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "persist/persist_rdb.h"
-#include "store/store_stream.h"
+#include "store/form/store_stream.h"
 
 enum rdb_type {
     RDB_TYPE_STRING = 0,

@@ -26,9 +26,9 @@
 #include <string.h>
 
 #include "codec/codec_varint.h"
-#include "store/store_hash.h"
-#include "store/store_list.h"
-#include "store/store_zset.h"
+#include "store/form/store_hash.h"
+#include "store/form/store_list.h"
+#include "store/form/store_zset.h"
 #include "terse/status.h"
 
 #define FORM_HEAD 10 /* room for the count varint */

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/store_set.h"
-#include "store/store_zset.h"
+#include "store/form/store_set.h"
+#include "store/form/store_zset.h"
 #include "terse/status.h"
 
 static int read_blob(struct rdb_r *r, struct rdb_str *b)

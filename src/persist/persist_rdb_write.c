@@ -19,9 +19,9 @@
 
 #include <string.h>
 
-#include "store/store_hash.h"
-#include "store/store_list.h"
-#include "store/store_zset.h"
+#include "store/form/store_hash.h"
+#include "store/form/store_list.h"
+#include "store/form/store_zset.h"
 #include "terse/status.h"
 
 static int write_hash(struct rdb_w *w, const uint8_t *form, size_t len, bool values)

@@ -11,10 +11,10 @@
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
 #include "codec/codec_sha1.h"
-#include "store/store_hash.h"
-#include "store/store_list.h"
-#include "store/store_zset.h"
-#include "store/store_stream.h"
+#include "store/form/store_hash.h"
+#include "store/form/store_list.h"
+#include "store/form/store_zset.h"
+#include "store/form/store_stream.h"
 #include "terse/status.h"
 
 _Static_assert(CMD_DIGEST_LEN == CODEC_SHA1_LEN, "a digest is one SHA-1");

@@ -13,7 +13,7 @@
 #include "cmd/core/cmd_value.h"
 #include "cmd/core/cmd_lookup.h"
 #include "resp/resp_write.h"
-#include "store/store_zset.h"
+#include "store/form/store_zset.h"
 #include "terse/status.h"
 #include "cmd/core/cmd_glob.h"
 

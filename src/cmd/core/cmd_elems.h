@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "cmd/core/cmd.h"
-#include "store/store_hash.h"
+#include "store/form/store_hash.h"
 
 /* Withdraws a reply begun at output offset mark and answers status for argv[1] instead (the
  * CORRUPT error for a bad form: cmd_value_reply_bad). */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "cmd/core/cmd.h"
-#include "store/store_hash.h"
+#include "store/form/store_hash.h"
 
 /*
  * The hash at argv[1] for a read: *e NULL when the key is missing (counted as a keyspace

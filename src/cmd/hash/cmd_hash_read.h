@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "cmd/core/cmd.h"
-#include "store/store_hash.h"
+#include "store/form/store_hash.h"
 
 void cmd_hash_hget(struct cmd_call *c);
 void cmd_hash_hmget(struct cmd_call *c);

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "cmd/core/cmd.h"
-#include "store/store_list.h"
+#include "store/form/store_list.h"
 /* ---- shared by the family's files ---------------------------------------------------------- */
 
 void cmd_list_lpop(struct cmd_call *c);

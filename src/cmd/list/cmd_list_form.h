@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "cmd/core/cmd.h"
-#include "store/store_list.h"
+#include "store/form/store_list.h"
 
 /*
  * The list at key for a read (for_write 0: counts a keyspace hit or miss, records the access)

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "cmd/core/cmd.h"
-#include "store/store_list.h"
+#include "store/form/store_list.h"
 
 /*
  * Pops count elements (1 <= count, at most the n there are) from one end of the list at key

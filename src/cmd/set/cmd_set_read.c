@@ -16,7 +16,7 @@
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
 #include "resp/resp_write.h"
-#include "store/store_hash.h"
+#include "store/form/store_hash.h"
 #include "terse/status.h"
 
 /* SRANDMEMBER with a negative count repeats members, so its reply has no natural bound (Redis

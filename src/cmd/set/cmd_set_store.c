@@ -29,8 +29,8 @@
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
 #include "cmd/core/cmd_lookup.h"
-#include "store/store_hash.h"
-#include "store/store_set.h"
+#include "store/form/store_hash.h"
+#include "store/form/store_set.h"
 #include "terse/status.h"
 
 const char *cmd_set_encoding(const struct store_entry *e)

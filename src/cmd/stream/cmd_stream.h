@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "cmd/core/cmd.h"
-#include "store/store_stream.h"
+#include "store/form/store_stream.h"
 
 #define CMD_STREAM_ERR_BAD_ID "ERR Invalid stream ID specified as stream command argument"
 

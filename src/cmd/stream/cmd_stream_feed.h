@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "cmd/core/cmd.h"
-#include "store/store_stream.h"
+#include "store/form/store_stream.h"
 
 /* cmd_stream_feed.c: the write feed of consumer groups (each sets CMD_FEED_PREVENT). */
 /* Pending entry p of g as "XCLAIM key group consumer 0 id TIME ms RETRYCOUNT n FORCE JUSTID

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "cmd/core/cmd.h"
-#include "store/store_stream.h"
+#include "store/form/store_stream.h"
 
 /* The family's rows of the command table, ended by a row whose name is NULL. */
 extern const struct cmd_def cmd_stream_defs[];

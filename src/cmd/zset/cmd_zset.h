@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "cmd/core/cmd.h"
-#include "store/store_zset.h"
+#include "store/form/store_zset.h"
 
 #define CMD_ZSET_ERR_MINMAX "ERR min or max is not a float"
 #define CMD_ZSET_ERR_LEX "ERR min or max not valid string range item"

@@ -28,7 +28,7 @@
 #include "cmd/core/cmd_value.h"
 #include "cmd/core/cmd_lookup.h"
 #include "resp/resp_write.h"
-#include "store/store_hash.h"
+#include "store/form/store_hash.h"
 #include "terse/status.h"
 #include "cmd/zset/cmd_zset_form.h"
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "cmd/core/cmd.h"
-#include "store/store_zset.h"
+#include "store/form/store_zset.h"
 
 /* OBJECT ENCODING of the zset e: "skiplist" once a write converted it or a load found it past
  * the limits (the entry's raw mark), else "listpack". */

@@ -26,9 +26,9 @@
 #include "codec/codec_varint.h"
 #include "persist/persist_rdb.h"
 #include "persist/persist_rdb_internal.h"
-#include "store/store_list.h"
-#include "store/store_stream.h"
-#include "store/store_zset.h"
+#include "store/form/store_list.h"
+#include "store/form/store_stream.h"
+#include "store/form/store_zset.h"
 #include "terse/status.h"
 
 #define T0 1700000000000LL

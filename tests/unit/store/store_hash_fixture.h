@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store_hash.h"
+#include "store/form/store_hash.h"
 
 /* A field and value, or a field alone, from string literals (the NUL not counted). */
 #define KV(f, v) {(const uint8_t *)(f), sizeof(f) - 1, (const uint8_t *)(v), sizeof(v) - 1}

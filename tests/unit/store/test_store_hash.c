@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "codec/codec_varint.h"
-#include "store/store_hash.h"
+#include "store/form/store_hash.h"
 #include "store_hash_fixture.h"
 #include "terse/status.h"
 

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "codec/codec_varint.h"
-#include "store/store_list.h"
+#include "store/form/store_list.h"
 #include "terse/status.h"
 
 #define EL(s) {(const uint8_t *)(s), sizeof(s) - 1}

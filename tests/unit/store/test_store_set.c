@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "store/store_hash.h"
-#include "store/store_set.h"
+#include "store/form/store_hash.h"
+#include "store/form/store_set.h"
 #include "terse/status.h"
 
 #define GUARD 64 /* bytes past cap that must stay untouched */

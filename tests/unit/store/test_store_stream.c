@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "codec/codec_varint.h"
-#include "store/store_stream.h"
+#include "store/form/store_stream.h"
 #include "terse/status.h"
 
 /* ---- a counting allocator that can fail its Nth call ---------------------------------------- */

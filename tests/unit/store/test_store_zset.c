@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "store/store_zset.h"
+#include "store/form/store_zset.h"
 #include "terse/status.h"
 
 #define GUARD 64 /* bytes past cap that must stay untouched */

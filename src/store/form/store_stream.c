@@ -9,13 +9,13 @@
  * count, every entry with one field/value pair at least. The encoder writes what the decoder
  * reads, so decode(encode(m)) == m for any model the edits built.
  */
-#include "store/store_stream.h"
+#include "store/form/store_stream.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "codec/codec_varint.h"
-#include "store/store_varint.h"
+#include "store/form/store_varint.h"
 #include "terse/status.h"
 
 /* Fewest bytes each record can take in a form: what bounds a count before it is allocated. */

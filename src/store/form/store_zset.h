@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store_hash.h"
+#include "store/form/store_hash.h"
 
 /* Bytes of a score in the form. */
 #define STORE_ZSET_SCORE_LEN 8

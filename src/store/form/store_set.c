@@ -13,7 +13,7 @@
  * array's second half; the members then move to the front as plain store_hash_kv (smaller
  * than store_set_num, so the copy never overtakes what it reads) for store_set_form_write.
  */
-#include "store/store_set.h"
+#include "store/form/store_set.h"
 
 #include <string.h>
 

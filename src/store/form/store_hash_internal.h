@@ -28,9 +28,9 @@
 #ifndef TERSE_STORE_HASH_INTERNAL_H
 #define TERSE_STORE_HASH_INTERNAL_H
 
-#include "store/store_hash.h"
+#include "store/form/store_hash.h"
 
-#include "store/store_varint.h"
+#include "store/form/store_varint.h"
 #include "terse/status.h"
 
 #include <assert.h>

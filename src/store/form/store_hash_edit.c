@@ -22,10 +22,10 @@
  * end when the guess was wrong (a count crossing a power of 128). When room runs out they
  * first slide down to offset 1, so a cap that fits the result is never refused.
  */
-#include "store/store_hash.h"
+#include "store/form/store_hash.h"
 
 #include "codec/codec_varint.h"
-#include "store/store_hash_internal.h"
+#include "store/form/store_hash_internal.h"
 #include "terse/status.h"
 
 #include <assert.h>

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store_hash.h"
+#include "store/form/store_hash.h"
 
 /* Bytes store_set_form_write needs for these n members, exactly. */
 size_t store_set_form_size(const struct store_hash_kv *m, size_t n);

@@ -7,14 +7,14 @@
  * as the bits of its double, little-endian whatever the host, so -0 keeps its sign and a
  * snapshot reads the same everywhere.
  */
-#include "store/store_zset.h"
+#include "store/form/store_zset.h"
 
 #include <assert.h>
 #include <math.h>
 #include <string.h>
 
 #include "codec/codec_varint.h"
-#include "store/store_varint.h"
+#include "store/form/store_varint.h"
 #include "terse/status.h"
 
 double store_zset_score(const uint8_t *p)

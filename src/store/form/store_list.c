@@ -9,10 +9,10 @@
  * their lengths. When room runs out the elements first slide down to offset 1, so a cap that
  * fits the result is never refused (the hash form's writer does the same).
  */
-#include "store/store_list.h"
+#include "store/form/store_list.h"
 
 #include "codec/codec_varint.h"
-#include "store/store_varint.h"
+#include "store/form/store_varint.h"
 #include "terse/status.h"
 
 #include <assert.h>

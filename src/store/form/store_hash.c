@@ -18,9 +18,9 @@
  *          leaves still need an exact pass per block of them; per byte of stack, exact blocks
  *          that look only forward come out as well or better, with less code.
  */
-#include "store/store_hash.h"
+#include "store/form/store_hash.h"
 
-#include "store/store_hash_internal.h"
+#include "store/form/store_hash_internal.h"
 #include "terse/status.h"
 
 #include <stdbool.h>

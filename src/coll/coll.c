@@ -1,0 +1,535 @@
+/*
+ * coll: containers, their chunks, background compression and lazy free (coll.h).
+ *
+ * Pending list: a container with chunks awaiting compression is linked in env->pending
+ * (doubly, through pend_prev/pend_next) until a pass finds none left in it. A pass resumes
+ * at c->cursor (an element rank, which stays meaningful however the tree changed) and walks
+ * chunks in order; a hot chunk (written or read since the last pass) loses its mark and is
+ * left for the next pass, so a chunk being written again and again is not compressed between
+ * each write. A released container leaves the pending list for the lazy-free queue (the same
+ * links), which coll_free_step empties a few chunks at a time.
+ */
+#include "coll/coll.h"
+
+#include <string.h>
+
+#include "codec/codec_value.h"
+#include "core/core_mem.h"
+#include "terse/status.h"
+
+struct coll_env {
+    struct codec_ctx *codec;      /* borrowed */
+    struct coll *pending;         /* containers with pending chunks (head of the list) */
+    struct coll *lazy;            /* released containers awaiting their free */
+    uint8_t *buf;                 /* decode buffer (owned) */
+    size_t buf_cap;
+    uint8_t *build;               /* build buffer (owned) */
+    size_t build_cap;
+    struct coll_env_stats st;
+};
+
+static void *tree_alloc(void *opaque, size_t n)
+{
+    (void)opaque;
+    return core_alloc(n);
+}
+
+static void tree_free(void *opaque, void *p)
+{
+    (void)opaque;
+    core_free(p);
+}
+
+static const struct coll_alloc tree_mem = {tree_alloc, tree_free, NULL};
+
+int coll_env_create(struct coll_env **out)
+{
+    struct coll_env *env = core_calloc(1, sizeof(*env));
+
+    *out = env;
+    return env != NULL ? TERSE_OK : TERSE_ENOMEM;
+}
+
+void coll_env_set_codec(struct coll_env *env, struct codec_ctx *codec)
+{
+    env->codec = codec;
+}
+
+void coll_env_stats_get(const struct coll_env *env, struct coll_env_stats *out)
+{
+    *out = env->st;
+}
+
+void coll_env_count_corrupt(struct coll_env *env)
+{
+    env->st.n_corrupt++;
+}
+
+/* ---- lists of containers --------------------------------------------------------------------- */
+
+static void list_unlink(struct coll **head, struct coll *c)
+{
+    if (c->pend_prev != NULL) {
+        c->pend_prev->pend_next = c->pend_next;
+    } else {
+        *head = c->pend_next;
+    }
+    if (c->pend_next != NULL) {
+        c->pend_next->pend_prev = c->pend_prev;
+    }
+    c->pend_prev = c->pend_next = NULL;
+}
+
+static void list_push(struct coll **head, struct coll *c)
+{
+    c->pend_prev = NULL;
+    c->pend_next = *head;
+    if (*head != NULL) {
+        (*head)->pend_prev = c;
+    }
+    *head = c;
+}
+
+void coll_pending_note(struct coll_env *env, struct coll *c)
+{
+    if (!c->listed) {
+        c->listed = 1;
+        list_push(&env->pending, c);
+    }
+}
+
+/* ---- chunks ------------------------------------------------------------------------------- */
+
+int coll_chunk_put(struct coll_env *env, struct coll *c, const uint8_t *form, size_t len,
+                   struct coll_chunk **out)
+{
+    size_t cap = codec_value_bound(len);
+    struct coll_chunk *ch = core_alloc(sizeof(*ch) + cap);
+    size_t stored = 0;
+
+    if (ch == NULL) {
+        return TERSE_ENOMEM;
+    }
+    if (codec_value_encode_raw(form, len, ch->data, cap, &stored) != TERSE_OK) {
+        core_free(ch);
+        return TERSE_ETOOBIG;
+    }
+    ch->len = (uint32_t)stored;
+    ch->cap = (uint32_t)cap;
+    ch->flags = COLL_CHUNK_PENDING | COLL_CHUNK_HOT;
+    memset(ch->pad, 0, sizeof(ch->pad));
+    c->bytes += core_mem_usable(ch);
+    c->n_pending++;
+    env->st.n_pending++;
+    coll_pending_note(env, c);
+    *out = ch;
+    return TERSE_OK;
+}
+
+void coll_chunk_drop(struct coll_env *env, struct coll *c, struct coll_chunk *ch)
+{
+    if (ch == NULL) {
+        return;
+    }
+    if (ch->flags & COLL_CHUNK_PENDING) {
+        c->n_pending--;
+        env->st.n_pending--;
+    }
+    c->bytes -= core_mem_usable(ch);
+    core_free(ch);
+}
+
+static int grow(uint8_t **p, size_t *cap, size_t n)
+{
+    uint8_t *q;
+    size_t want = *cap < 4096 ? 4096 : *cap;
+
+    if (n <= *cap) {
+        return TERSE_OK;
+    }
+    while (want < n) {
+        want *= 2;
+    }
+    q = core_realloc(*p, want);
+    if (q == NULL) {
+        return TERSE_ENOMEM;
+    }
+    *p = q;
+    *cap = want;
+    return TERSE_OK;
+}
+
+int coll_chunk_read(struct coll_env *env, struct coll_chunk *ch, const uint8_t **form,
+                    size_t *len)
+{
+    struct codec_value_info info;
+    int st;
+
+    ch->flags |= COLL_CHUNK_HOT;
+    st = codec_value_view(env->codec, ch->data, ch->len, form, len);
+    if (st != TERSE_MORE) {
+        if (st != TERSE_OK) {
+            env->st.n_corrupt++;
+        }
+        return st;
+    }
+    if (codec_value_info(ch->data, ch->len, &info) != TERSE_OK) {
+        env->st.n_corrupt++;
+        return TERSE_ECORRUPT;
+    }
+    if (grow(&env->buf, &env->buf_cap, info.orig_len + 1) != TERSE_OK) {
+        return TERSE_ENOMEM;
+    }
+    st = codec_value_decode(env->codec, ch->data, ch->len, env->buf, env->buf_cap, len);
+    if (st != TERSE_OK) {
+        env->st.n_corrupt++;
+        return st == TERSE_ENOMEM ? st : TERSE_ECORRUPT;
+    }
+    *form = env->buf;
+    return TERSE_OK;
+}
+
+uint8_t *coll_env_build_buf(struct coll_env *env, size_t n)
+{
+    return grow(&env->build, &env->build_cap, n) == TERSE_OK ? env->build : NULL;
+}
+
+/* ---- containers ---------------------------------------------------------------------------- */
+
+int coll_create(struct coll_env *env, enum coll_type type, uint32_t chunk_max, struct coll **out)
+{
+    struct coll *c = core_calloc(1, sizeof(*c));
+
+    *out = c;
+    if (c == NULL) {
+        return TERSE_ENOMEM;
+    }
+    c->type = (uint8_t)type;
+    c->chunk_max = chunk_max;
+    c->keep_raw = 1;
+    coll_tree_init(&c->tree, &tree_mem);
+    c->bytes = core_mem_usable(c);
+    env->st.n_colls++;
+    return TERSE_OK;
+}
+
+static void open_free(struct coll *c, struct coll_open *o)
+{
+    if (o->p != NULL) {
+        c->bytes -= core_mem_usable(o->p);
+        core_free(o->p);
+    }
+    memset(o, 0, sizeof(*o));
+}
+
+/* Frees up to budget bytes of c's chunks (0: all), from the front; 1 when c is now empty of
+ * chunks and open buffers. */
+static int free_some(struct coll_env *env, struct coll *c, size_t budget, size_t *freed)
+{
+    while (c->tree.n_chunks > 0) {
+        struct coll_it it = coll_tree_begin(&c->tree);
+        struct coll_chunk *ch = coll_tree_desc(&it)->chunk;
+        uint64_t before = c->bytes + c->tree.bytes;
+
+        coll_tree_remove(&c->tree, &it);
+        coll_chunk_drop(env, c, ch);
+        *freed += before - (c->bytes + c->tree.bytes);
+        if (budget != 0 && *freed >= budget) {
+            return 0;
+        }
+    }
+    open_free(c, &c->head);
+    open_free(c, &c->tail);
+    return 1;
+}
+
+void coll_destroy(struct coll_env *env, struct coll *c)
+{
+    size_t freed = 0;
+
+    if (c == NULL) {
+        return;
+    }
+    if (c->listed) {
+        list_unlink(&env->pending, c);
+    }
+    (void)free_some(env, c, 0, &freed);
+    coll_tree_deinit(&c->tree);
+    env->st.n_colls--;
+    core_free(c);
+}
+
+void coll_release(struct coll_env *env, struct coll *c)
+{
+    if (c == NULL) {
+        return;
+    }
+    if (coll_mem(c) <= COLL_FREE_NOW_MAX) {
+        coll_destroy(env, c);
+        return;
+    }
+    if (c->listed) {
+        list_unlink(&env->pending, c);
+        c->listed = 0;
+    }
+    env->st.n_lazy++;
+    env->st.lazy_bytes += coll_mem(c);
+    list_push(&env->lazy, c);
+}
+
+size_t coll_free_step(struct coll_env *env, size_t budget)
+{
+    size_t freed = 0;
+
+    while (env->lazy != NULL && (budget == 0 || freed < budget)) {
+        struct coll *c = env->lazy;
+        uint64_t before = coll_mem(c);
+        size_t got = 0;
+        int done = free_some(env, c, budget == 0 ? 0 : budget - freed, &got);
+
+        freed += got;
+        env->st.lazy_bytes -= before - coll_mem(c);
+        if (!done) {
+            break;
+        }
+        list_unlink(&env->lazy, c);
+        env->st.n_lazy--;
+        env->st.lazy_bytes -= coll_mem(c);
+        freed += coll_mem(c);
+        coll_tree_deinit(&c->tree);
+        env->st.n_colls--;
+        core_free(c);
+    }
+    return freed;
+}
+
+void coll_env_destroy(struct coll_env **pp)
+{
+    struct coll_env *env;
+
+    if (pp == NULL || *pp == NULL) {
+        return;
+    }
+    env = *pp;
+    (void)coll_free_step(env, 0);
+    while (env->pending != NULL) {
+        struct coll *c = env->pending;
+        list_unlink(&env->pending, c);
+        c->listed = 0; /* owned by keys: the store frees them; just forget the list */
+    }
+    core_free(env->buf);
+    core_free(env->build);
+    core_free(env);
+    *pp = NULL;
+}
+
+static int open_copy(struct coll *dst, struct coll_open *d, const struct coll_open *s)
+{
+    *d = *s;
+    d->p = NULL;
+    if (s->p == NULL) {
+        return TERSE_OK;
+    }
+    d->p = core_alloc(s->cap);
+    if (d->p == NULL) {
+        return TERSE_ENOMEM;
+    }
+    memcpy(d->p, s->p, s->len);
+    dst->bytes += core_mem_usable(d->p);
+    return TERSE_OK;
+}
+
+int coll_copy(struct coll_env *env, const struct coll *c, struct coll **out)
+{
+    struct coll *d;
+    struct coll_it it;
+
+    if (coll_create(env, (enum coll_type)c->type, c->chunk_max, &d) != TERSE_OK) {
+        *out = NULL;
+        return TERSE_ENOMEM;
+    }
+    d->keep_raw = c->keep_raw;
+    d->count = c->count;
+    if (open_copy(d, &d->head, &c->head) != TERSE_OK ||
+        open_copy(d, &d->tail, &c->tail) != TERSE_OK) {
+        goto fail;
+    }
+    for (it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
+        const struct coll_desc *sd = coll_tree_desc(&it);
+        struct coll_desc nd = *sd;
+        struct coll_it at = {NULL, 0};
+        struct coll_chunk *ch = core_alloc(sizeof(*ch) + sd->chunk->len);
+
+        if (ch == NULL) {
+            goto fail;
+        }
+        memcpy(ch, sd->chunk, sizeof(*ch) + sd->chunk->len);
+        ch->cap = sd->chunk->len;
+        d->bytes += core_mem_usable(ch);
+        if (ch->flags & COLL_CHUNK_PENDING) {
+            d->n_pending++;
+            env->st.n_pending++;
+            coll_pending_note(env, d);
+        }
+        nd.chunk = ch;
+        if (coll_tree_insert(&d->tree, &at, &nd) != TERSE_OK) {
+            coll_chunk_drop(env, d, ch);
+            goto fail;
+        }
+    }
+    *out = d;
+    return TERSE_OK;
+fail:
+    coll_destroy(env, d);
+    *out = NULL;
+    return TERSE_ENOMEM;
+}
+
+void coll_corrupt(struct coll *c)
+{
+    struct coll_it it;
+
+    for (it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
+        struct coll_chunk *ch = coll_tree_desc(&it)->chunk;
+        codec_value_corrupt(ch->data, ch->len);
+    }
+    /* Open ends: the last byte of every element's bytes (its checksum then fails). */
+    for (int e = 0; e < 2; e++) {
+        struct coll_open *o = e == 0 ? &c->head : &c->tail;
+        size_t at = 0;
+        while (at + 12 <= o->len) {
+            uint32_t n;
+            memcpy(&n, o->p + at, 4);
+            if (n > 0 && at + 12 + n <= o->len) {
+                o->p[at + 4 + n - 1] ^= 0x5a;
+            } else if (n == 0 && at + 12 <= o->len) {
+                o->p[at + 4] ^= 0x5a; /* an empty element: damage its checksum instead */
+            }
+            at += 12 + (size_t)n;
+        }
+    }
+}
+
+/* ---- background compression ----------------------------------------------------------------- */
+
+/* Compresses the chunk at it when it saves space; returns the bytes saved. The compressed
+ * form is built in the env's build buffer, then copied into a block of its exact size. */
+static size_t compress_one(struct coll_env *env, struct coll *c, struct coll_it *it)
+{
+    struct coll_desc *d = coll_tree_desc(it);
+    struct coll_chunk *ch = d->chunk, *nc;
+    uint8_t *buf = coll_env_build_buf(env, ch->len);
+    size_t out = 0;
+    uint64_t before = core_mem_usable(ch), after;
+
+    if (buf == NULL) {
+        return 0;
+    }
+    if (codec_value_recompress(env->codec, ch->data, ch->len, buf, ch->len, &out) != TERSE_OK ||
+        out >= ch->len) {
+        /* Incompressible (or corrupt: the next read reports it): kept RAW, not pending. */
+        ch->flags &= (uint8_t)~COLL_CHUNK_PENDING;
+        c->n_pending--;
+        env->st.n_pending--;
+        return 0;
+    }
+    nc = core_alloc(sizeof(*nc) + out);
+    if (nc == NULL) {
+        return 0;
+    }
+    memcpy(nc->data, buf, out);
+    nc->len = nc->cap = (uint32_t)out;
+    nc->flags = 0;
+    memset(nc->pad, 0, sizeof(nc->pad));
+    c->bytes += core_mem_usable(nc);
+    coll_chunk_drop(env, c, ch);
+    d->chunk = nc;
+    after = core_mem_usable(nc);
+    return before > after ? (size_t)(before - after) : 0;
+}
+
+/* 1 when the chunk at it is one of the keep_raw chunks at either end of a list's tree. */
+static int near_list_end(const struct coll *c, const struct coll_it *it)
+{
+    struct coll_it a = coll_tree_begin(&c->tree), b = coll_tree_end(&c->tree);
+
+    for (int k = 0; k < c->keep_raw && coll_it_valid(&a); k++) {
+        if ((a.leaf == it->leaf && a.slot == it->slot) ||
+            (b.leaf == it->leaf && b.slot == it->slot)) {
+            return 1;
+        }
+        coll_tree_next(&a);
+        coll_tree_prev(&b);
+    }
+    return 0;
+}
+
+/* Moves c from the front of the pending list to its back. */
+static void rotate(struct coll_env *env, struct coll *c)
+{
+    struct coll *t;
+
+    list_unlink(&env->pending, c);
+    if (env->pending == NULL) {
+        list_push(&env->pending, c);
+        return;
+    }
+    for (t = env->pending; t->pend_next != NULL; t = t->pend_next) {
+    }
+    t->pend_next = c;
+    c->pend_prev = t;
+    c->pend_next = NULL;
+}
+
+size_t coll_compress_step(struct coll_env *env, uint64_t budget_us,
+                          uint64_t (*now_us)(void *arg), void *arg, size_t want_bytes)
+{
+    uint64_t start = now_us != NULL ? now_us(arg) : 0;
+    size_t saved = 0;
+    size_t idle_laps = 0; /* containers passed over in a row with nothing done */
+
+    while (env->pending != NULL && env->codec != NULL) {
+        struct coll *c = env->pending;
+        struct coll_it it;
+        uint64_t within;
+        int worked = 0;
+
+        if (c->n_pending == 0) {
+            list_unlink(&env->pending, c);
+            c->listed = 0;
+            c->cursor = 0;
+            continue;
+        }
+        if (!coll_tree_seek_rank(&c->tree, c->cursor, &it, &within)) {
+            it.leaf = NULL;
+        }
+        for (; coll_it_valid(&it); coll_tree_next(&it)) {
+            struct coll_desc *d = coll_tree_desc(&it);
+
+            c->cursor = coll_tree_rank_of(&it) + d->count;
+            if (!(d->chunk->flags & COLL_CHUNK_PENDING) ||
+                (c->keep_raw > 0 && c->type == COLL_LIST && near_list_end(c, &it))) {
+                continue;
+            }
+            worked = 1;
+            if (d->chunk->flags & COLL_CHUNK_HOT) {
+                d->chunk->flags &= (uint8_t)~COLL_CHUNK_HOT; /* its next chance: next lap */
+                continue;
+            }
+            saved += compress_one(env, c, &it);
+            if ((want_bytes != 0 && saved >= want_bytes) ||
+                (now_us != NULL && now_us(arg) - start >= budget_us)) {
+                return saved;
+            }
+        }
+        /* A lap over c is done. */
+        c->cursor = 0;
+        idle_laps = worked ? 0 : idle_laps + 1;
+        rotate(env, c);
+        if (idle_laps > 2 * env->st.n_colls + 1 ||
+            (now_us != NULL && now_us(arg) - start >= budget_us)) {
+            break; /* what is left waits: kept raw at a list's end, or nothing to do */
+        }
+    }
+    return saved;
+}

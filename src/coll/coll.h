@@ -1,0 +1,164 @@
+/*
+ * coll: the chunked container engine (the contract the store and the command families use).
+ *
+ * A hash, list, set, sorted set or stream too big for one value is a struct coll: its
+ * elements cut into chunks of a few KiB under a counted B+tree (coll_tree.h). A chunk is one
+ * allocation holding the type's small form of its elements (store_list.h, store_hash.h, ...)
+ * in codec stored form: written RAW (a copy and its XXH3-64 checksum), compressed to LZ4 in
+ * the background, verified by every read. A list keeps its two ends out of the tree, in open
+ * buffers where a push or a pop is O(element), each element with its own 32-bit checksum
+ * (coll_list.h). So a command costs its own elements plus a bounded number of chunks, never
+ * the container.
+ *
+ *   store entry (enc COLL) --> struct coll --+-- head open buffer (lists)
+ *                                            +-- tree --> desc --> chunk [codec stored form]
+ *                                            |            desc --> chunk ...
+ *                                            +-- tail open buffer (lists)
+ *
+ * The environment (struct coll_env, one per shard) holds what all containers share: the codec
+ * context, a decode buffer, the list of containers with chunks awaiting compression, the
+ * queue of detached containers freed in bounded steps (lazy free), and byte counters.
+ *
+ * Memory: every allocation is core_alloc's, so used_memory sees it; coll_mem(c) is a
+ * container's exact usable bytes (header, tree nodes, chunks, open buffers). Integrity: no
+ * byte is returned before its checksum matched; a mismatch is TERSE_ECORRUPT, and a write
+ * never re-encodes a chunk it could not verify. One thread only (the shard's).
+ */
+#ifndef TERSE_COLL_H
+#define TERSE_COLL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll/coll_tree.h"
+
+struct codec_ctx;
+
+enum coll_type { COLL_LIST = 0, COLL_HASH = 1, COLL_SET = 2, COLL_ZSET = 3, COLL_STREAM = 4 };
+
+/* A chunk: its allocation is sizeof(struct coll_chunk) + cap bytes. */
+struct coll_chunk {
+    uint32_t len;   /* bytes of data: the codec stored form */
+    uint32_t cap;   /* bytes allocated for data */
+    uint8_t flags;  /* COLL_CHUNK_* */
+    uint8_t pad[7];
+    uint8_t data[]; /* the codec stored form of the type's chunk form */
+};
+#define COLL_CHUNK_PENDING 0x01u /* RAW, to be compressed by coll_compress_step */
+#define COLL_CHUNK_HOT 0x02u     /* written or read since the compressor last passed by */
+
+struct coll_env;
+
+/* A list's open end (coll_list.c): records [len u32][bytes][h32 u32][len u32]. */
+struct coll_open {
+    uint8_t *p;   /* owned (core_alloc), NULL when cap is 0 */
+    uint32_t len; /* bytes used */
+    uint32_t cap; /* bytes allocated */
+    uint32_t n;   /* elements */
+};
+
+struct coll {
+    uint8_t type;           /* enum coll_type */
+    uint8_t listed;         /* 1 while on the env's pending list */
+    uint16_t pad;
+    uint32_t chunk_max;     /* raw bytes a chunk may hold before it is cut (lists: the open ends too) */
+    uint64_t count;         /* elements */
+    uint64_t bytes;         /* usable bytes of its header, chunks and open ends (not the tree's
+                               nodes, which the tree counts: coll_mem adds both) */
+    uint64_t n_pending;     /* chunks awaiting compression */
+    uint64_t cursor;        /* the compressor's place: the rank of the next chunk to look at */
+    struct coll_tree tree;
+    struct coll *pend_prev, *pend_next; /* the env's pending list, or its lazy-free queue */
+    struct coll_open head, tail;        /* lists: the two ends (head stored reversed) */
+    int keep_raw;                       /* lists: chunks at each end left uncompressed */
+};
+
+/* ---- the environment -------------------------------------------------------------------- */
+
+struct coll_env_stats {
+    uint64_t n_colls;      /* containers alive (attached or awaiting lazy free) */
+    uint64_t n_pending;    /* chunks awaiting compression */
+    uint64_t n_lazy;       /* containers awaiting lazy free (lazyfree_pending_objects) */
+    uint64_t lazy_bytes;   /* their bytes */
+    uint64_t n_corrupt;    /* chunks and elements that failed their checksum */
+};
+
+/* Creates an environment (core_alloc'd, *out). TERSE_OK or TERSE_ENOMEM. */
+int coll_env_create(struct coll_env **out);
+/* Frees everything, including containers awaiting lazy free; *pp = NULL. NULL-safe. */
+void coll_env_destroy(struct coll_env **pp);
+/* The codec context chunks are decoded and compressed with (borrowed, kept until replaced). */
+void coll_env_set_codec(struct coll_env *env, struct codec_ctx *codec);
+void coll_env_stats_get(const struct coll_env *env, struct coll_env_stats *out);
+
+/* ---- a container's life -------------------------------------------------------------------- */
+
+/* A new empty container of type, chunk_max raw bytes per chunk (> 0). TERSE_OK, ENOMEM. */
+int coll_create(struct coll_env *env, enum coll_type type, uint32_t chunk_max, struct coll **out);
+/* Frees c now (and every chunk). NULL-safe. */
+void coll_destroy(struct coll_env *env, struct coll *c);
+/* Detaches c from its key: freed now when small, else queued and freed by coll_free_step in
+ * bounded steps (Redis's lazyfree); either way c must not be used after. NULL-safe. */
+void coll_release(struct coll_env *env, struct coll *c);
+/* Frees queued containers for up to budget bytes (0: all of them). Returns bytes freed. */
+size_t coll_free_step(struct coll_env *env, size_t budget);
+/* Bytes freed by coll_release right away at most (larger containers are queued). */
+#define COLL_FREE_NOW_MAX (64u * 1024)
+
+/* A deep copy (COPY): chunks copied as held, no decode. TERSE_OK or TERSE_ENOMEM. */
+int coll_copy(struct coll_env *env, const struct coll *c, struct coll **out);
+
+/* Usable bytes c holds (MEMORY USAGE): header, chunks, open ends, and the tree's nodes. */
+static inline uint64_t coll_mem(const struct coll *c)
+{
+    return c->bytes + c->tree.bytes;
+}
+static inline uint64_t coll_count(const struct coll *c)
+{
+    return c->count;
+}
+
+/* DEBUG CORRUPT-VALUE: damages every chunk and open end so that any read of it fails. */
+void coll_corrupt(struct coll *c);
+
+/*
+ * Background compression: compresses chunks awaiting it (coll_chunk_put marked them), a
+ * container at a time, skipping chunks touched since the last pass (hot: they stay RAW one
+ * more pass), for at most budget_us on now_us (NULL: no limit) or until want_bytes were saved
+ * (0: no goal). Returns the bytes saved (the drop of the containers' bytes). Allocates the
+ * compressed chunk (the RAW one is freed); a failure leaves the chunk RAW.
+ */
+size_t coll_compress_step(struct coll_env *env, uint64_t budget_us,
+                          uint64_t (*now_us)(void *arg), void *arg, size_t want_bytes);
+
+/* ---- chunks, for the type engines (coll_list.c, coll_hash.c, ...) ------------------------- */
+
+/*
+ * A new chunk holding form (the type's chunk form, len bytes) RAW, marked pending and hot.
+ * Counted in c->bytes. TERSE_OK or TERSE_ENOMEM.
+ */
+int coll_chunk_put(struct coll_env *env, struct coll *c, const uint8_t *form, size_t len,
+                   struct coll_chunk **out);
+/* Frees a chunk of c. */
+void coll_chunk_drop(struct coll_env *env, struct coll *c, struct coll_chunk *ch);
+
+/*
+ * The chunk's form, verified: a view into the chunk when RAW, else decoded into the env's
+ * buffer (valid until the next coll_chunk_read or coll_chunk_put of any container). Marks
+ * the chunk hot. TERSE_OK, TERSE_ECORRUPT (counted), TERSE_ENOMEM (the buffer could not grow).
+ */
+int coll_chunk_read(struct coll_env *env, struct coll_chunk *ch, const uint8_t **form,
+                    size_t *len);
+
+/* A second buffer of the env, for building a chunk's new form (at least n bytes; valid until
+ * the next call). NULL when it cannot grow. */
+uint8_t *coll_env_build_buf(struct coll_env *env, size_t n);
+
+/* Puts c on the env's pending list (it has chunks awaiting compression). */
+void coll_pending_note(struct coll_env *env, struct coll *c);
+
+/* Counts a checksum failure met by a type engine (an open buffer's element). */
+void coll_env_count_corrupt(struct coll_env *env);
+
+#endif /* TERSE_COLL_H */
