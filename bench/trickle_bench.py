@@ -6,8 +6,8 @@ an argument: 1,000,000 arguments are 7 MB) in --segment-byte writes, --gap-ms ap
 slow link or a slow producer delivers it. Meanwhile another client sends PING every
 --ping-ms and records each round trip. Per server it reports the server's CPU time (utime +
 stime from /proc/<pid>/stat, read before the first byte and after the reply) and the PING
-latencies (max and p99) while the command was arriving and over the whole run, including the
-execution of the command itself.
+latencies (max and p99) while the command was arriving (PINGs answered before its last byte
+was sent) and over the whole run, including the execution of the command itself.
 
 The servers run one after the other on loopback, each pinned to CPU 0 (the two clients on
 CPU 1), and the arms alternate over --rounds rounds. The figure to read is the ratio of the
@@ -120,7 +120,9 @@ def one_run(pid: int, port: int, payload: bytes, seg: int, gap_s: float, ping_s:
     s.close()
     if not reply.startswith(b":"):
         raise RuntimeError(f"unexpected reply {reply[:80]!r}")
-    arriving = [ms for t, ms in pinger.lat if t_start <= t < t_sent]
+    # While it arrives: PINGs answered before the command's last byte was sent (the ones in
+    # flight then wait for the command itself to run, which is not its arrival).
+    arriving = [ms for t, ms in pinger.lat if t_start <= t and t + ms / 1000 < t_sent]
     return {"cpu": c1 - c0, "wall": t_sent - t_start,
             "ping_max_arriving": max(arriving, default=0.0),
             "ping_p99_arriving": pct(arriving, 0.99),

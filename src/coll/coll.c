@@ -60,6 +60,20 @@ void coll_env_stats_get(const struct coll_env *env, struct coll_env_stats *out)
     *out = env->st;
 }
 
+void coll_env_trim(struct coll_env *env, size_t keep)
+{
+    if (env->buf_cap > keep) {
+        core_free(env->buf);
+        env->buf = NULL;
+        env->buf_cap = 0;
+    }
+    if (env->build_cap > keep) {
+        core_free(env->build);
+        env->build = NULL;
+        env->build_cap = 0;
+    }
+}
+
 void coll_env_count_corrupt(struct coll_env *env)
 {
     env->st.n_corrupt++;
@@ -426,8 +440,9 @@ static size_t compress_one(struct coll_env *env, struct coll *c, struct coll_it 
         return 0;
     }
     if (codec_value_recompress(env->codec, ch->data, ch->len, buf, ch->len, &out) != TERSE_OK ||
-        out >= ch->len) {
-        /* Incompressible (or corrupt: the next read reports it): kept RAW, not pending. */
+        out == 0 || out >= ch->len) {
+        /* Too short, incompressible (out 0: the codec keeps it RAW), or corrupt (the next
+         * read reports it): kept RAW, not pending. */
         ch->flags &= (uint8_t)~COLL_CHUNK_PENDING;
         c->n_pending--;
         env->st.n_pending--;

@@ -91,6 +91,9 @@ void coll_env_destroy(struct coll_env **pp);
 /* The codec context chunks are decoded and compressed with (borrowed, kept until replaced). */
 void coll_env_set_codec(struct coll_env *env, struct codec_ctx *codec);
 void coll_env_stats_get(const struct coll_env *env, struct coll_env_stats *out);
+/* Frees the env's decode and build buffers when they are larger than keep bytes (cron: one
+ * huge chunk does not pin its buffer). */
+void coll_env_trim(struct coll_env *env, size_t keep);
 
 /* ---- a container's life -------------------------------------------------------------------- */
 
