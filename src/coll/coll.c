@@ -26,6 +26,7 @@ struct coll_env {
     uint8_t *build;               /* build buffer (owned) */
     size_t build_cap;
     struct coll_env_stats st;
+    uint64_t seed;                /* coll_env_set_seed */
 };
 
 static void *tree_alloc(void *opaque, size_t n)
@@ -53,6 +54,16 @@ int coll_env_create(struct coll_env **out)
 void coll_env_set_codec(struct coll_env *env, struct codec_ctx *codec)
 {
     env->codec = codec;
+}
+
+void coll_env_set_seed(struct coll_env *env, uint64_t seed)
+{
+    env->seed = seed;
+}
+
+uint64_t coll_env_seed(const struct coll_env *env)
+{
+    return env->seed;
 }
 
 void coll_env_stats_get(const struct coll_env *env, struct coll_env_stats *out)
@@ -132,11 +143,42 @@ int coll_chunk_put(struct coll_env *env, struct coll *c, const uint8_t *form, si
     ch->cap = (uint32_t)cap;
     ch->flags = COLL_CHUNK_PENDING | COLL_CHUNK_HOT;
     memset(ch->pad, 0, sizeof(ch->pad));
+    ch->raw = (uint32_t)len;
+    c->raw += len;
     c->bytes += core_mem_usable(ch);
     c->n_pending++;
     env->st.n_pending++;
     coll_pending_note(env, c);
     *out = ch;
+    return TERSE_OK;
+}
+
+int coll_chunk_rewrite(struct coll_env *env, struct coll *c, struct coll_chunk **chp,
+                       const uint8_t *form, size_t len)
+{
+    struct coll_chunk *ch = *chp, *nc;
+    size_t stored = 0;
+    int st;
+
+    if (codec_value_bound(len) <= ch->cap &&
+        codec_value_encode_raw(form, len, ch->data, ch->cap, &stored) == TERSE_OK) {
+        c->raw = c->raw - ch->raw + len;
+        ch->raw = (uint32_t)len;
+        ch->len = (uint32_t)stored;
+        if (!(ch->flags & COLL_CHUNK_PENDING)) {
+            c->n_pending++;
+            env->st.n_pending++;
+        }
+        ch->flags |= COLL_CHUNK_PENDING | COLL_CHUNK_HOT;
+        coll_pending_note(env, c);
+        return TERSE_OK;
+    }
+    st = coll_chunk_put(env, c, form, len, &nc);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    coll_chunk_drop(env, c, ch);
+    *chp = nc;
     return TERSE_OK;
 }
 
@@ -149,6 +191,7 @@ void coll_chunk_drop(struct coll_env *env, struct coll *c, struct coll_chunk *ch
         c->n_pending--;
         env->st.n_pending--;
     }
+    c->raw -= ch->raw;
     c->bytes -= core_mem_usable(ch);
     core_free(ch);
 }
@@ -308,6 +351,7 @@ size_t coll_free_step(struct coll_env *env, size_t budget)
         }
         list_unlink(&env->lazy, c);
         env->st.n_lazy--;
+        env->st.n_lazy_freed++;
         env->st.lazy_bytes -= coll_mem(c);
         freed += coll_mem(c);
         coll_tree_deinit(&c->tree);
@@ -363,6 +407,7 @@ int coll_copy(struct coll_env *env, const struct coll *c, struct coll **out)
         return TERSE_ENOMEM;
     }
     d->keep_raw = c->keep_raw;
+    d->chunk_n = c->chunk_n;
     d->count = c->count;
     if (open_copy(d, &d->head, &c->head) != TERSE_OK ||
         open_copy(d, &d->tail, &c->tail) != TERSE_OK) {
@@ -379,6 +424,7 @@ int coll_copy(struct coll_env *env, const struct coll *c, struct coll **out)
         }
         memcpy(ch, sd->chunk, sizeof(*ch) + sd->chunk->len);
         ch->cap = sd->chunk->len;
+        d->raw += ch->raw;
         d->bytes += core_mem_usable(ch);
         if (ch->flags & COLL_CHUNK_PENDING) {
             d->n_pending++;
@@ -456,6 +502,8 @@ static size_t compress_one(struct coll_env *env, struct coll *c, struct coll_it 
     nc->len = nc->cap = (uint32_t)out;
     nc->flags = 0;
     memset(nc->pad, 0, sizeof(nc->pad));
+    nc->raw = ch->raw;
+    c->raw += nc->raw;
     c->bytes += core_mem_usable(nc);
     coll_chunk_drop(env, c, ch);
     d->chunk = nc;

@@ -42,7 +42,8 @@ struct coll_chunk {
     uint32_t len;   /* bytes of data: the codec stored form */
     uint32_t cap;   /* bytes allocated for data */
     uint8_t flags;  /* COLL_CHUNK_* */
-    uint8_t pad[7];
+    uint8_t pad[3];
+    uint32_t raw;   /* bytes of the form it holds (decoded) */
     uint8_t data[]; /* the codec stored form of the type's chunk form */
 };
 #define COLL_CHUNK_PENDING 0x01u /* RAW, to be compressed by coll_compress_step */
@@ -63,9 +64,12 @@ struct coll {
     uint8_t listed;         /* 1 while on the env's pending list */
     uint16_t pad;
     uint32_t chunk_max;     /* raw bytes a chunk may hold before it is cut (lists: the open ends too) */
+    uint32_t chunk_n;       /* elements a chunk may hold (0: no limit; Redis's positive
+                               list-max-listpack-size) */
     uint64_t count;         /* elements */
     uint64_t bytes;         /* usable bytes of its header, chunks and open ends (not the tree's
                                nodes, which the tree counts: coll_mem adds both) */
+    uint64_t raw;           /* decoded bytes of all its chunks' forms */
     uint64_t n_pending;     /* chunks awaiting compression */
     uint64_t cursor;        /* the compressor's place: the rank of the next chunk to look at */
     struct coll_tree tree;
@@ -81,6 +85,7 @@ struct coll_env_stats {
     uint64_t n_pending;    /* chunks awaiting compression */
     uint64_t n_lazy;       /* containers awaiting lazy free (lazyfree_pending_objects) */
     uint64_t lazy_bytes;   /* their bytes */
+    uint64_t n_lazy_freed; /* containers lazy free has finished (lazyfreed_objects) */
     uint64_t n_corrupt;    /* chunks and elements that failed their checksum */
 };
 
@@ -90,6 +95,11 @@ int coll_env_create(struct coll_env **out);
 void coll_env_destroy(struct coll_env **pp);
 /* The codec context chunks are decoded and compressed with (borrowed, kept until replaced). */
 void coll_env_set_codec(struct coll_env *env, struct codec_ctx *codec);
+/* The seed of the hash that places hash fields and set members in chunks (coll_hash.h): one
+ * per env, so every set of a shard is cut by the same ranges. Set before any hash or set is
+ * made (0 until then). */
+void coll_env_set_seed(struct coll_env *env, uint64_t seed);
+uint64_t coll_env_seed(const struct coll_env *env);
 void coll_env_stats_get(const struct coll_env *env, struct coll_env_stats *out);
 /* Frees the env's decode and build buffers when they are larger than keep bytes (cron: one
  * huge chunk does not pin its buffer). */
@@ -121,6 +131,11 @@ static inline uint64_t coll_count(const struct coll *c)
 {
     return c->count;
 }
+/* Raw bytes a chunk of c holds at most (about). */
+static inline uint32_t coll_chunk_bytes(const struct coll *c)
+{
+    return c->chunk_max;
+}
 
 /* DEBUG CORRUPT-VALUE: damages every chunk and open end so that any read of it fails. */
 void coll_corrupt(struct coll *c);
@@ -145,6 +160,16 @@ int coll_chunk_put(struct coll_env *env, struct coll *c, const uint8_t *form, si
                    struct coll_chunk **out);
 /* Frees a chunk of c. */
 void coll_chunk_drop(struct coll_env *env, struct coll *c, struct coll_chunk *ch);
+
+/*
+ * *chp (a chunk of c) now holds form (len bytes, not pointing into the chunk) RAW, marked
+ * pending and hot: rewritten in place when its block has room (no allocation: a chunk
+ * written again and again costs a copy and a checksum), else a new chunk replaces it (*chp
+ * changes; the caller's descriptor must take it). TERSE_OK, or TERSE_ENOMEM (*chp as it
+ * was).
+ */
+int coll_chunk_rewrite(struct coll_env *env, struct coll *c, struct coll_chunk **chp,
+                       const uint8_t *form, size_t len);
 
 /*
  * The chunk's form, verified: a view into the chunk when RAW, else decoded into the env's

@@ -9,8 +9,8 @@
  *   [len u32][bytes][h32 u32][len u32]     h32: the low 32 bits of XXH3_64(bytes)
  *
  * so a push appends one record and a pop takes the last one, both O(element); an open buffer
- * past 2 * chunk_max bytes seals its inner chunk_max bytes of records into a chunk of the
- * tree, and an empty end is refilled from the nearest chunk (one decode for a chunk's worth
+ * past one and a half chunks (bytes or elements) seals its inner chunk's worth of records
+ * into a chunk of the tree, and an empty end is refilled from the nearest chunk (one decode for a chunk's worth
  * of pops) or, with no chunk left, from the other end. Reads verify every element they return
  * (open records by h32, chunks by their XXH3-64); a mismatch is TERSE_ECORRUPT and nothing of
  * the element is returned.
@@ -27,14 +27,23 @@
 
 #include "coll/coll.h"
 
-/* A new empty list (chunk_max raw bytes per chunk, keep_raw chunks at each end of the tree
- * left uncompressed). TERSE_OK or TERSE_ENOMEM. */
-int coll_list_create(struct coll_env *env, uint32_t chunk_max, int keep_raw, struct coll **out);
+/* How a list is cut (Redis's list-max-listpack-size and list-compress-depth). */
+struct coll_list_shape {
+    uint32_t chunk_bytes; /* raw bytes a chunk holds at most (about: the element that crosses
+                             the line stays in), > 0 */
+    uint32_t chunk_n;     /* elements a chunk holds at most, 0: no limit */
+    int keep_raw;         /* chunks at each end of the tree left uncompressed */
+};
 
-/* The list of the elements of a store_list form (a small list growing past its size).
- * TERSE_OK, TERSE_ECORRUPT (the form), TERSE_ENOMEM (nothing kept). */
+/* A new empty list cut as shape says. TERSE_OK or TERSE_ENOMEM. */
+int coll_list_create(struct coll_env *env, const struct coll_list_shape *shape,
+                     struct coll **out);
+
+/* The list of the elements of a store_list form (a small list growing past its size, a list
+ * loaded or restored), cut straight into chunks: its ends start empty. TERSE_OK,
+ * TERSE_ECORRUPT (the form), TERSE_ENOMEM (nothing kept). */
 int coll_list_from_form(struct coll_env *env, const uint8_t *form, size_t len,
-                        uint32_t chunk_max, int keep_raw, struct coll **out);
+                        const struct coll_list_shape *shape, struct coll **out);
 
 /* Raw bytes the list's elements take in store_list form (what coll_list_to_form writes):
  * decides a conversion back to one value. */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "terse/status.h"
+#include "coll/coll_form.h"
 
 #define FILE_BUF_CAP ((size_t)64 * 1024)
 
@@ -29,6 +30,7 @@ struct file_ctx {
     struct rdb_w w;
     struct codec_ctx *codec;
     struct persist_rdb_buf dec; /* a value decoded */
+    struct store_shard *shard;  /* its chunked containers' environment */
     uint64_t n_keys;
     int st;                     /* sticky: the first failure (w.st's included) */
     struct persist_error *err;
@@ -67,6 +69,20 @@ static void save_key(void *arg, const struct store_entry *e)
     if (store_entry_enc(e) == STORE_ENC_INT) {
         v.is_int = 1;
         v.ival = store_entry_int(e);
+    } else if (store_entry_enc(e) == STORE_ENC_COLL) {
+        struct coll *co = store_entry_coll(e);
+        size_t need = coll_form_size(co);
+
+        st = rdb_buf_reserve(f->w.alloc, &f->dec, need + 1);
+        if (st == TERSE_OK) {
+            st = coll_to_form(store_coll_env(f->shard), co, f->dec.p, f->dec.cap, &v.len);
+        }
+        if (st != TERSE_OK) {
+            file_fail(f, st, st == TERSE_ENOMEM ? "out of memory" : "a value failed to decode",
+                      key, klen);
+            return;
+        }
+        v.p = f->dec.p;
     } else {
         const uint8_t *stored = store_entry_val(e, &n);
         struct codec_value_info info;
@@ -164,6 +180,7 @@ int persist_rdb_save_fd(struct store_shard *s, struct codec_ctx *codec, int fd, 
         goto out;
     }
     f.codec = codec;
+    f.shard = s;
     write_header(&f.w, now_ms, used_mem, aux);
     for (int db = 0; db < store_shard_n_db(s) && f.st == TERSE_OK; db++) {
         uint64_t cursor = 0;

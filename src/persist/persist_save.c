@@ -30,6 +30,9 @@
 #include <xxhash.h>
 
 #include "persist/persist_internal.h"
+#include "codec/codec_value.h"
+#include "coll/coll_form.h"
+#include "store/store.h"
 #include "terse/status.h"
 
 /* Room past PERSIST_BLOCK_TARGET for the record that crosses it: a record of at most this
@@ -66,6 +69,10 @@ struct writer {
     int64_t now_ms;
     int status;                  /* sticky: first failure */
     struct persist_error *err;
+    struct store_shard *shard;
+    uint8_t *form;               /* a chunked container's form, then its RAW stored form:
+                                    grown as needed, freed at the end */
+    size_t form_cap;
 };
 
 static void *w_alloc(const terse_allocator *a, size_t n)
@@ -229,6 +236,35 @@ static void write_big_record(struct writer *w, const uint8_t *pre, size_t pre_le
     w->seq++;
 }
 
+/* The RAW stored form of a chunked container's whole form, in w->form. */
+static int coll_value(struct writer *w, struct coll *c, const uint8_t **val, size_t *vlen)
+{
+    size_t n = coll_form_size(c), bound = codec_value_bound(n), len = 0;
+    int st;
+
+    if (n + bound > w->form_cap) {
+        w_free(w->alloc, w->form);
+        w->form_cap = n + bound;
+        w->form = w_alloc(w->alloc, w->form_cap);
+        if (w->form == NULL) {
+            w->form_cap = 0;
+            fail(w, TERSE_ENOMEM, "out of memory");
+            return TERSE_ENOMEM;
+        }
+    }
+    st = coll_to_form(store_coll_env(w->shard), c, w->form, n, &len);
+    if (st == TERSE_OK) {
+        st = codec_value_encode_raw(w->form, len, w->form + n, bound, vlen);
+    }
+    if (st != TERSE_OK) {
+        fail(w, st, st == TERSE_ECORRUPT ? "a chunked value failed its checksum"
+                                         : "a chunked value could not be written");
+        return st;
+    }
+    *val = w->form + n;
+    return TERSE_OK;
+}
+
 static void save_entry(void *arg, const struct store_entry *e)
 {
     struct writer *w = arg;
@@ -245,6 +281,13 @@ static void save_entry(void *arg, const struct store_entry *e)
     }
     if (store_entry_enc(e) == STORE_ENC_INT) {
         kind = PERSIST_REC_INT;
+    } else if (store_entry_enc(e) == STORE_ENC_COLL) {
+        /* A chunked container is saved as the one value of its form (RAW: the background
+         * pass compresses it after a load, and the load chunks it again). */
+        if (coll_value(w, store_entry_coll(e), &val, &vlen) != TERSE_OK) {
+            return;
+        }
+        kind = PERSIST_REC_STR;
     } else {
         val = store_entry_val(e, &vlen);
         kind = PERSIST_REC_STR;
@@ -358,6 +401,7 @@ int persist_save_fd(struct store_shard *s, int fd, int64_t now_ms, const terse_a
     w.err = err;
     w.status = TERSE_OK;
     w.len = PERSIST_BLOCK_HEADER_LEN;
+    w.shard = s;
     if (err != NULL) {
         err->offset = 0;
         err->reason[0] = '\0';
@@ -390,6 +434,7 @@ out:
     }
     w_free(alloc, w.slots);
     w_free(alloc, w.buf);
+    w_free(alloc, w.form);
     return w.status;
 }
 

@@ -119,6 +119,7 @@ void srv_cron(struct srv *s)
     } else {
         (void)cmd_compress_step(&s->cmd, budget_us, 0);
     }
+    (void)cmd_lazyfree_step(&s->cmd, CMD_LAZYFREE_STEP);
     if (s->cfg.activerehashing) {
         store_rehash_step(s->shard, CRON_REHASH_STEPS);
     }

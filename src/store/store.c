@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "coll/coll.h"
 #include "core/core_mem.h"
 #include "store/store_internal.h"
 #include "terse/status.h"
@@ -54,6 +55,11 @@ int store_shard_create(struct store_shard **out, int n_db)
     for (int i = 0; i < n_db; i++) {
         db_init(&s->db[i]);
     }
+    if (coll_env_create(&s->colls) != TERSE_OK) {
+        core_free(s->db);
+        core_free(s);
+        return TERSE_ENOMEM;
+    }
     s->n_db = n_db;
     store_access_mode(s, false, STORE_LFU_LOG_FACTOR, STORE_LFU_DECAY_MIN);
     /* A secret seed keeps crafted keys from piling into one bucket; the shard's address is a
@@ -63,6 +69,8 @@ int store_shard_create(struct store_shard **out, int n_db)
     }
     s->seed = seed;
     s->rng = seed | 1;
+    /* Chunked hashes and sets are cut by a hash of their own (a field is not a key). */
+    coll_env_set_seed(s->colls, seed ^ 0x6a09e667f3bcc909ULL);
     /* glibc raises its mmap threshold to the size of any mmapped block freed, after which
      * 1 MiB spans would come from the heap and a freed one would stay resident. Pinning the
      * threshold (at glibc's own default) keeps every span of STORE_SPAN_MAX mmapped. */
@@ -79,6 +87,69 @@ uint64_t store_rand(struct store_shard *s)
 struct store_entry *store_link_entry(const struct store_shard *s, const uint8_t *link)
 {
     return store_arena_ptr(&s->arena, store_link_get(link));
+}
+
+/* The container an entry holds, or NULL. */
+static struct coll *entry_coll(const struct store_entry *e)
+{
+    return store_entry_enc(e) == STORE_ENC_COLL ? store_entry_coll(e) : NULL;
+}
+
+/* A key's container goes with its value (deleted, overwritten, expired, evicted): queued
+ * for lazy free when the shard frees containers lazily for that cause (store_set_lazy). */
+static void drop_coll(struct store_shard *s, struct coll *c, unsigned cause)
+{
+    if (c != NULL) {
+        s->n_coll_keys--;
+        if (s->lazy & cause) {
+            coll_release(s->colls, c);
+        } else {
+            coll_destroy(s->colls, c);
+        }
+    }
+}
+
+void store_edited(struct store_shard *s, int db, const void *key, size_t klen)
+{
+    struct store_db *d = store_db_get(s, db);
+
+    if (d != NULL) {
+        store_changed(s, d, key, klen, STORE_CHANGE_WRITE);
+    }
+}
+
+void store_set_lazy(struct store_shard *s, unsigned mask)
+{
+    s->lazy = mask;
+}
+
+unsigned store_lazy(const struct store_shard *s)
+{
+    return s->lazy;
+}
+
+static unsigned cause_of(enum store_change why)
+{
+    return why == STORE_CHANGE_EXPIRED   ? STORE_LAZY_EXPIRE
+           : why == STORE_CHANGE_EVICTED ? STORE_LAZY_EVICT
+                                         : STORE_LAZY_USER;
+}
+
+void store_db_release_colls(struct store_shard *s, struct store_db *d)
+{
+    for (uint64_t b = 0; b < d->n_buckets; b++) {
+        store_ref r = store_link_get(store_index_bucket(d, b));
+        while (r != STORE_REF_NONE) {
+            struct store_entry *e = store_arena_ptr(&s->arena, r);
+            drop_coll(s, entry_coll(e), STORE_LAZY_USER);
+            r = store_entry_next(e);
+        }
+    }
+}
+
+struct coll_env *store_coll_env(struct store_shard *s)
+{
+    return s->colls;
 }
 
 void store_db_clear(struct store_shard *s, struct store_db *d)
@@ -101,6 +172,10 @@ void store_shard_destroy(struct store_shard **pp)
         return;
     }
     s = *pp;
+    for (int i = 0; i < s->n_db && s->n_coll_keys > 0; i++) {
+        store_db_release_colls(s, &s->db[i]);
+    }
+    coll_env_destroy(&s->colls);
     for (int i = 0; i < s->n_db; i++) {
         store_index_release(s, &s->db[i]);
     }
@@ -116,8 +191,8 @@ int store_shard_n_db(const struct store_shard *s)
     return s->n_db;
 }
 
-void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link,
-                       enum store_change why)
+static void unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link,
+                        enum store_change why, bool keep_coll, unsigned cause)
 {
     store_ref r = store_link_get(link);
     struct store_entry *e = store_arena_ptr(&s->arena, r);
@@ -125,6 +200,9 @@ void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link,
 
     store_link_put(link, store_entry_next(e));
     store_account_sub(s, d, e);
+    if (!keep_coll) {
+        drop_coll(s, entry_coll(e), cause);
+    }
     if (s->on_change != NULL) {
         /* Before the release: the key bytes are still the entry's. */
         uint32_t klen;
@@ -132,6 +210,23 @@ void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link,
         store_changed(s, d, key, klen, why);
     }
     store_arena_release(s, r, size);
+}
+
+void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link,
+                       enum store_change why)
+{
+    unlink_free(s, d, link, why, false, cause_of(why));
+}
+
+void store_unlink_replaced(struct store_shard *s, struct store_db *d, uint8_t *link)
+{
+    unlink_free(s, d, link, STORE_CHANGE_WRITE, false, STORE_LAZY_SERVER);
+}
+
+void store_unlink_keep(struct store_shard *s, struct store_db *d, uint8_t *link,
+                       enum store_change why)
+{
+    unlink_free(s, d, link, why, true, 0);
 }
 
 void store_watch_changes(struct store_shard *s, store_change_fn *fn, void *arg)
@@ -248,6 +343,8 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     uint8_t *link;
     struct store_entry *old = NULL;
     struct store_entry *e;
+    struct coll *old_coll;
+    bool counted = false;
     store_ref r;
     size_t need;
 
@@ -264,13 +361,25 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
     if (expire_ms == STORE_KEEP_TTL) {
         expire_ms = old != NULL ? store_entry_expire(old) : STORE_NO_EXPIRE;
     }
+    old_coll = old != NULL ? entry_coll(old) : NULL;
+    if (old_coll != NULL && enc == STORE_ENC_COLL && vlen == sizeof(old_coll) &&
+        memcmp(val, &old_coll, sizeof(old_coll)) == 0) {
+        old_coll = NULL; /* the same container again: still the key's */
+    } else if (enc == STORE_ENC_COLL) {
+        s->n_coll_keys++;
+        counted = true;
+    }
     if (old != NULL &&
         set_in_place(s, d, link, type, enc, val, vlen, expire_ms, now_ms, flags)) {
+        drop_coll(s, old_coll, STORE_LAZY_SERVER);
         store_changed(s, d, key, klen, STORE_CHANGE_WRITE);
         return TERSE_OK;
     }
     need = store_entry_size(klen, vlen, expire_ms >= 0);
     if (store_arena_alloc(s, need, &r, &e) != TERSE_OK) {
+        if (counted) {
+            s->n_coll_keys--; /* the caller keeps its container, the key its old value */
+        }
         return TERSE_ENOMEM;
     }
     /* Links and entries never move on allocation: old and link are still good. */
@@ -290,11 +399,15 @@ static int store_set(struct store_shard *s, int db, const void *key, size_t klen
         store_arena_release(s, old_r, old_size);
         store_account_add(s, d, e);
         set_pending(s, r, e, flags);
+        drop_coll(s, old_coll, STORE_LAZY_SERVER);
         store_changed(s, d, key, klen, STORE_CHANGE_WRITE);
         return TERSE_OK;
     }
     if (store_index_reserve(s, d) != TERSE_OK) {
         store_arena_release(s, r, need);
+        if (counted) {
+            s->n_coll_keys--;
+        }
         return TERSE_ENOMEM;
     }
     store_index_link(s, d, r);
@@ -314,6 +427,16 @@ int store_set_value(struct store_shard *s, int db, const void *key, size_t klen,
     }
     return store_set(s, db, key, klen, type, STORE_ENC_STR, stored, stored_len, expire_ms,
                      now_ms, flags);
+}
+
+int store_set_coll(struct store_shard *s, int db, const void *key, size_t klen, struct coll *c,
+                   int64_t expire_ms, int64_t now_ms)
+{
+    if (c == NULL) {
+        return TERSE_EINVAL;
+    }
+    return store_set(s, db, key, klen, STORE_TYPE_STRING, STORE_ENC_COLL, &c, sizeof(c),
+                     expire_ms, now_ms, 0);
 }
 
 int store_set_str_flags(struct store_shard *s, int db, const void *key, size_t klen,

@@ -50,11 +50,15 @@ enum store_type {
 
 enum store_enc {
     STORE_ENC_INT = 0, /* string held as an int64 (INCR family, integer-looking SET) */
-    STORE_ENC_STR = 1  /* string held in codec stored form */
+    STORE_ENC_STR = 1, /* string held in codec stored form */
+    STORE_ENC_COLL = 2 /* a chunked container (coll.h): the entry holds a struct coll the key
+                          owns; its type is the container's */
 };
 
 struct store_shard;
 struct store_entry;
+struct coll;
+struct coll_env;
 
 /* Creates a shard with n_db databases (1..STORE_DB_MAX); *out is set on TERSE_OK (NULL
  * otherwise) and owned by the caller until store_shard_destroy. Empty databases hold no table.
@@ -188,6 +192,25 @@ int store_entry_is_pending(const struct store_entry *e);
 int store_set_int(struct store_shard *s, int db, const void *key, size_t klen, int64_t v,
                   int64_t expire_ms, int64_t now_ms);
 
+/* ---- chunked containers (coll.h) ------------------------------------------------------------ */
+
+/* The shard's container environment (its chunks' decode buffers, background compression,
+ * lazy free). Borrowed, lives as long as the shard. */
+struct coll_env *store_coll_env(struct store_shard *s);
+/*
+ * Sets key to the chunked container c (its type is c's), replacing any value (a container the
+ * key held before is released), keeping (STORE_KEEP_TTL) or setting the expiry as
+ * store_set_str. On TERSE_OK the key owns c: deleting, overwriting, expiring, evicting or
+ * flushing the key releases it (coll_release), COPY copies it, RENAME and MOVE move it. On
+ * any error the caller still owns c. Statuses as store_set_str.
+ */
+int store_set_coll(struct store_shard *s, int db, const void *key, size_t klen, struct coll *c,
+                   int64_t expire_ms, int64_t now_ms);
+/* The container of an entry of encoding STORE_ENC_COLL (borrowed: the key owns it). */
+struct coll *store_entry_coll(const struct store_entry *e);
+/* Bytes an entry holds: its footprint plus, for a chunked container, the container's. */
+size_t store_entry_mem_all(const struct store_entry *e);
+
 /* Deletes key; returns 1 if it existed (and was live at now_ms), else 0. */
 int store_delete(struct store_shard *s, int db, const void *key, size_t klen, int64_t now_ms);
 
@@ -225,6 +248,26 @@ int store_copy(struct store_shard *s, int src_db, const void *src, size_t src_le
 
 /* Free every key of db (all dbs), and its tables, at once; not incremental. expired_keys is
  * kept. A db out of range is ignored. */
+/*
+ * Whether a key's chunked container is freed at once or queued for lazy free (coll_release:
+ * freed in bounded steps by coll_free_step), by why the key goes (Redis's lazyfree-lazy-*):
+ * USER for DEL and FLUSH* (the command layer sets it around UNLINK and FLUSH* ASYNC), SERVER
+ * for a value overwritten or replaced (SET, RENAME and MOVE onto it, a store command),
+ * EXPIRE and EVICT. A bit set: lazily. Default 0: every container freed at once.
+ */
+enum store_lazy {
+    STORE_LAZY_USER = 1u,
+    STORE_LAZY_SERVER = 2u,
+    STORE_LAZY_EXPIRE = 4u,
+    STORE_LAZY_EVICT = 8u
+};
+void store_set_lazy(struct store_shard *s, unsigned mask);
+
+/* Key's container was changed in place: the change listener hears a write
+ * (STORE_CHANGE_WRITE), as for a value stored. Nothing else changes. */
+void store_edited(struct store_shard *s, int db, const void *key, size_t klen);
+unsigned store_lazy(const struct store_shard *s);
+
 void store_flushdb(struct store_shard *s, int db);
 void store_flushall(struct store_shard *s);
 /* Exchanges the contents of two dbs (O(1)); out-of-range or equal indexes are a no-op. */

@@ -11,6 +11,7 @@
 #include "store/store_internal.h"
 
 #include "codec/codec_varint.h"
+#include "coll/coll.h"
 
 #include <assert.h>
 
@@ -68,13 +69,19 @@ static enum store_enc entry_enc_field(const struct store_entry *e)
     return (enum store_enc)((e->meta & STORE_META_ENC_MASK) >> STORE_META_ENC_SHIFT);
 }
 
+/* The encoding field an encoding is stored as (the type's share of it is set after). */
+static unsigned enc_field_of(enum store_enc enc)
+{
+    return enc == STORE_ENC_COLL ? STORE_META_ENC_COLL : (unsigned)enc;
+}
+
 /*
  * Lays out meta, lengths, expiry, key and value from offset STORE_ENTRY_HDR on (next and
  * access are left alone). The key may already be in the entry (a rewrite): it is moved
  * first, since the new lengths or expiry may cover where it was.
  */
 static void entry_layout(struct store_entry *e, const void *key_src, uint32_t klen,
-                         enum store_enc enc, const void *val, uint32_t vlen, int64_t expire_ms,
+                         unsigned enc_field, const void *val, uint32_t vlen, int64_t expire_ms,
                          uint8_t keep_bits)
 {
     bool has_exp = expire_ms >= 0;
@@ -98,7 +105,7 @@ static void entry_layout(struct store_entry *e, const void *key_src, uint32_t kl
     if (end % STORE_ARENA_ALIGN != 0) {
         store_eb(e)[end] = 0; /* deterministic padding */
     }
-    e->meta = (uint8_t)((unsigned)STORE_TYPE_STRING | ((unsigned)enc << STORE_META_ENC_SHIFT) |
+    e->meta = (uint8_t)((unsigned)STORE_TYPE_STRING | (enc_field << STORE_META_ENC_SHIFT) |
                         (has_exp ? STORE_META_EXPIRE : 0u) | keep_bits);
 }
 
@@ -107,7 +114,7 @@ void store_entry_fill(struct store_entry *e, const void *key, uint32_t klen, enu
 {
     store_st32(store_entry_link(e), STORE_REF_NONE);
     store_entry_set_access(e, access);
-    entry_layout(e, key, klen, enc, val, vlen, expire_ms, 0);
+    entry_layout(e, key, klen, enc_field_of(enc), val, vlen, expire_ms, 0);
 }
 
 void store_entry_rewrite(struct store_entry *e, enum store_enc enc, const void *val,
@@ -116,7 +123,7 @@ void store_entry_rewrite(struct store_entry *e, enum store_enc enc, const void *
     struct store_elens l;
 
     store_entry_lens(e, &l);
-    entry_layout(e, store_eb(e) + l.key_off, l.klen, enc, val, vlen, expire_ms, 0);
+    entry_layout(e, store_eb(e) + l.key_off, l.klen, enc_field_of(enc), val, vlen, expire_ms, 0);
 }
 
 void store_entry_copy(struct store_entry *dst, const struct store_entry *src, const void *key,
@@ -258,18 +265,61 @@ const uint8_t *store_entry_key(const struct store_entry *e, size_t *klen)
     return k;
 }
 
+/* A container's type as the store names it. */
+static enum store_type coll_store_type(const struct coll *c)
+{
+    switch ((enum coll_type)c->type) {
+    case COLL_LIST:
+        return STORE_TYPE_LIST;
+    case COLL_HASH:
+        return STORE_TYPE_HASH;
+    case COLL_SET:
+        return STORE_TYPE_SET;
+    case COLL_ZSET:
+        return STORE_TYPE_ZSET;
+    case COLL_STREAM:
+        return STORE_TYPE_STREAM;
+    }
+    return STORE_TYPE_LIST;
+}
+
+struct coll *store_entry_coll(const struct store_entry *e)
+{
+    struct store_elens l;
+    struct coll *c;
+
+    assert((unsigned)entry_enc_field(e) == STORE_META_ENC_COLL);
+    store_entry_lens(e, &l);
+    memcpy(&c, store_ecb(e) + l.key_off + l.klen, sizeof(c));
+    return c;
+}
+
+void store_entry_put_coll(struct store_entry *e, struct coll *c)
+{
+    struct store_elens l;
+
+    store_entry_lens(e, &l);
+    memcpy(store_eb(e) + l.key_off + l.klen, &c, sizeof(c));
+}
+
 enum store_type store_entry_type(const struct store_entry *e)
 {
     unsigned t = e->meta & STORE_META_TYPE_MASK;
+    unsigned enc = (unsigned)entry_enc_field(e);
 
-    if ((unsigned)entry_enc_field(e) == STORE_META_ENC_EXT) {
+    if (enc == STORE_META_ENC_EXT) {
         t += STORE_META_EXT_BASE;
+    } else if (enc == STORE_META_ENC_COLL) {
+        return coll_store_type(store_entry_coll(e));
     }
     return (enum store_type)t;
 }
 
 void store_entry_set_type(struct store_entry *e, enum store_type type)
 {
+    if ((unsigned)entry_enc_field(e) == STORE_META_ENC_COLL) {
+        return; /* the container names its type */
+    }
     if ((unsigned)type > STORE_META_EXT_BASE) {
         e->meta = (uint8_t)((e->meta & ~(STORE_META_TYPE_MASK | STORE_META_ENC_MASK)) |
                             ((unsigned)type - STORE_META_EXT_BASE) |
@@ -281,9 +331,12 @@ void store_entry_set_type(struct store_entry *e, enum store_type type)
 
 enum store_enc store_entry_enc(const struct store_entry *e)
 {
-    enum store_enc enc = entry_enc_field(e);
+    unsigned enc = (unsigned)entry_enc_field(e);
 
-    return (unsigned)enc == STORE_META_ENC_EXT ? STORE_ENC_STR : enc;
+    if (enc == STORE_META_ENC_COLL) {
+        return STORE_ENC_COLL;
+    }
+    return enc == STORE_META_ENC_EXT ? STORE_ENC_STR : (enum store_enc)enc;
 }
 
 int64_t store_entry_int(const struct store_entry *e)
@@ -352,6 +405,16 @@ void store_entry_access_restore(const struct store_shard *s, struct store_entry 
         store_entry_set_access(e, idle <= now ? now - (uint32_t)idle
                                               : (uint32_t)(STORE_LRU_MAX + 1 - idle + now));
     }
+}
+
+size_t store_entry_mem_all(const struct store_entry *e)
+{
+    size_t n = store_entry_mem(e);
+
+    if ((unsigned)entry_enc_field(e) == STORE_META_ENC_COLL) {
+        n += (size_t)coll_mem(store_entry_coll(e));
+    }
+    return n;
 }
 
 size_t store_entry_mem(const struct store_entry *e)

@@ -96,6 +96,9 @@
  * encoding field is otherwise always STORE_ENC_STR) stores type - STORE_META_EXT_BASE in the
  * type bits and STORE_META_ENC_EXT in the encoding field. store_entry_type undoes it. */
 #define STORE_META_ENC_EXT 2u
+/* Encoding field 3 (with type bits 0): a chunked container; the value is the 8 bytes of a
+ * struct coll pointer the key owns, and the type is the container's (store_entry_type). */
+#define STORE_META_ENC_COLL 3u
 #define STORE_META_EXT_BASE 3u
 #define STORE_FILL_2 0xfeu   /* a 2-byte filler */
 #define STORE_FILL_N 0xffu   /* a filler whose length is the next 3 bytes (little endian) */
@@ -213,6 +216,9 @@ struct store_shard {
     int lfu_decay_min;      /* lfu-decay-time, minutes (0: no decay) */
     store_change_fn *on_change; /* store_watch_changes; NULL: nobody listens */
     void *on_change_arg;
+    struct coll_env *colls;     /* the chunked containers' environment (owned) */
+    uint64_t n_coll_keys;       /* keys holding a chunked container (shard destroy frees them) */
+    unsigned lazy;              /* enum store_lazy bits: which causes free containers lazily */
 };
 
 /* Tells the listener (store_watch_changes), if any, that key of db d changed or went. */
@@ -465,8 +471,18 @@ struct store_db *store_db_get(struct store_shard *s, int db);
 /* Unlinks link's entry, updates the counters, tells the listener why and frees it. */
 void store_unlink_free(struct store_shard *s, struct store_db *d, uint8_t *link,
                        enum store_change why);
+/* The same for a value replaced (RENAME or MOVE onto a key): its container goes as a server
+ * delete does (STORE_LAZY_SERVER). */
+void store_unlink_replaced(struct store_shard *s, struct store_db *d, uint8_t *link);
+/* The same, the entry's container (if any) left alone: a copy of the entry holds it now. */
+void store_unlink_keep(struct store_shard *s, struct store_db *d, uint8_t *link,
+                       enum store_change why);
 /* Frees every entry and table of d and resets it (counters included). */
 void store_db_clear(struct store_shard *s, struct store_db *d);
+/* Rewrites the container pointer in an entry of encoding COLL (a copy's own container). */
+void store_entry_put_coll(struct store_entry *e, struct coll *c);
+/* Releases every chunked container of db d, its keys left in place (shard teardown). */
+void store_db_release_colls(struct store_shard *s, struct store_db *d);
 /* Finds key, deleting it (counted as expired) if its expiry <= now_ms. */
 uint8_t *store_find_live(struct store_shard *s, struct store_db *d, const void *key,
                          size_t klen, int64_t now_ms);

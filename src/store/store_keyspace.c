@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "coll/coll.h"
 #include "core/core_mem.h"
 #include "store/store_internal.h"
 #include "terse/status.h"
@@ -23,13 +24,26 @@ static bool same_key(const void *a, size_t alen, const void *b, size_t blen)
     return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
 }
 
-/* Unlinks and frees key's entry if present (no expiry check). */
+/* Unlinks and frees key's entry if present (no expiry check): a destination replaced. */
 static void remove_key(struct store_shard *s, struct store_db *d, const void *key, size_t klen)
 {
     uint8_t *link = store_index_find(s, d, key, klen);
     if (link != NULL) {
-        store_unlink_free(s, d, link, STORE_CHANGE_WRITE);
+        store_unlink_replaced(s, d, link);
     }
+}
+
+/* Unlinks and frees key's entry, but not its container: the caller moved that to a copy of
+ * the entry (RENAME). */
+static void remove_key_keep_coll(struct store_shard *s, struct store_db *d, const void *key,
+                                 size_t klen)
+{
+    uint8_t *link = store_index_find(s, d, key, klen);
+
+    if (link == NULL) {
+        return;
+    }
+    store_unlink_keep(s, d, link, STORE_CHANGE_WRITE);
 }
 
 /* A copy of the entry at link under key dst (expiry given); *r names it. */
@@ -74,7 +88,7 @@ int store_rename(struct store_shard *s, int db, const void *src, size_t src_len,
         return TERSE_ENOMEM;
     }
     remove_key(s, d, dst, dst_len);
-    remove_key(s, d, src, src_len);
+    remove_key_keep_coll(s, d, src, src_len);
     /* One key out, one in: the table needs no room it did not have. */
     store_index_link(s, d, r);
     store_account_add(s, d, ne);
@@ -152,18 +166,40 @@ int store_copy(struct store_shard *s, int src_db, const void *src, size_t src_le
     if (clone_at(s, store_index_find(s, sd, src, src_len), dst, dst_len, &r, &ne) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
-    /* The copy is a new object: fresh access history, as in Redis. */
+    /* The copy is a new object: fresh access history, as in Redis; a container is copied. */
     store_entry_set_access(ne, store_access_new(s, now_ms));
+    if (store_entry_enc(ne) == STORE_ENC_COLL) {
+        struct coll *cc;
+        if (coll_copy(s->colls, store_entry_coll(ne), &cc) != TERSE_OK) {
+            ne->meta &= (uint8_t)~STORE_META_PENDING;
+            store_arena_release(s, r, store_entry_mem(ne));
+            return TERSE_ENOMEM;
+        }
+        store_entry_put_coll(ne, cc);
+        s->n_coll_keys++;
+    }
     link = store_index_find(s, dd, dst, dst_len);
     if (link != NULL) {
         struct store_entry *old = store_link_entry(s, link);
         store_link_put(store_entry_link(ne), store_entry_next(old));
         store_account_sub(s, dd, old);
+        if (store_entry_enc(old) == STORE_ENC_COLL) {
+            s->n_coll_keys--;
+            if (s->lazy & STORE_LAZY_SERVER) {
+                coll_release(s->colls, store_entry_coll(old));
+            } else {
+                coll_destroy(s->colls, store_entry_coll(old));
+            }
+        }
         store_arena_release(s, store_link_get(link), store_entry_mem(old));
         store_link_put(link, r);
     } else {
         if (store_index_reserve(s, dd) != TERSE_OK) {
             ne->meta &= (uint8_t)~STORE_META_PENDING; /* never counted */
+            if (store_entry_enc(ne) == STORE_ENC_COLL) {
+                s->n_coll_keys--;
+                coll_destroy(s->colls, store_entry_coll(ne));
+            }
             store_arena_release(s, r, store_entry_mem(ne));
             return TERSE_ENOMEM;
         }

@@ -661,6 +661,13 @@ def info_field(conn, name):
     return fields.get(name)
 
 
+def info_field_section(conn, section, name):
+    """One field of an INFO section on a RawConn, as text (None if absent)."""
+    text = decode_one(conn.call("INFO", section)).decode()
+    fields = dict(line.split(":", 1) for line in text.split("\r\n") if ":" in line)
+    return fields.get(name)
+
+
 def info_alloc_counts(conn):
     """(allocator_allocs, allocator_frees) from INFO terse on a RawConn: every allocator call
     terse has made (core_mem counts them)."""

@@ -26,6 +26,8 @@
 #include "cmd/keyspace/cmd_object.h"
 #include "cmd/core/cmd_table.h"
 #include "cmd/admin/cmd_debug_proto.h"
+#include "coll/coll_form.h"
+#include "store/store.h"
 
 /* Redis's LRU clock: seconds, wrapping at 24 bits. */
 #define DEBUG_LRU_CLOCK_MAX ((1u << 24) - 1)
@@ -160,6 +162,9 @@ static void debug_object(struct cmd_call *c)
         int64_t v = store_entry_int(e);
         ser = int_serialized_len(v);
         refcount = int_shared(c, v) ? DEBUG_SHARED_REFCOUNT : 1;
+    } else if (store_entry_enc(e) == STORE_ENC_COLL) {
+        enc = cmd_value_encoding(e);
+        ser = coll_form_size(store_entry_coll(e)); /* about what an RDB file would take */
     } else {
         size_t stored_len;
         const uint8_t *stored = store_entry_val(e, &stored_len);
@@ -200,6 +205,11 @@ static void debug_corrupt_value(struct cmd_call *c)
     if (store_entry_enc(e) == STORE_ENC_INT) {
         cmd_reply_err(c, "ERR the value is held as an integer and has no stored bytes to "
                          "corrupt");
+        return;
+    }
+    if (store_entry_enc(e) == STORE_ENC_COLL) {
+        coll_corrupt(store_entry_coll(e)); /* every chunk and open end */
+        resp_write_ok(c->out);
         return;
     }
     stored = store_entry_val_mut(e, &stored_len);

@@ -45,6 +45,8 @@
 #include "cmd/core/cmd_value.h"
 #include "cmd/admin/cmd_memory_cmd.h"
 #include "cmd/mech/cmd_pubsub.h"
+#include "coll/coll.h"
+#include "store/store.h"
 #include "terse/status.h"
 
 /* Longest single field line INFO writes (executable paths included). */
@@ -313,7 +315,13 @@ static void info_memory(struct info_buf *b, struct cmd_call *c, const struct inf
               (unsigned long long)f.clients);
     info_addf(b, "mem_allocator:libc\r\n");
     info_addf(b, "active_defrag_running:0\r\n");
-    info_addf(b, "lazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n");
+    {
+        struct coll_env_stats cs;
+
+        coll_env_stats_get(store_coll_env(c->srv->shard), &cs);
+        info_addf(b, "lazyfree_pending_objects:%llu\r\nlazyfreed_objects:%llu\r\n",
+                  (unsigned long long)cs.n_lazy, (unsigned long long)cs.n_lazy_freed);
+    }
 }
 
 static void info_persistence(struct info_buf *b, struct cmd_call *c)

@@ -237,7 +237,7 @@ static void memory_usage_proc(struct cmd_call *c)
     }
     /* The entry (key, value, expiry, metadata) plus its share of the index. */
     store_stats_get(c->srv->shard, &st);
-    usage = store_entry_mem(e);
+    usage = store_entry_mem_all(e);
     if (st.n_keys > 0) {
         usage += (size_t)((st.index_bytes + st.n_keys - 1) / st.n_keys);
     }

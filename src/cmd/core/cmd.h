@@ -392,6 +392,17 @@ struct cmd_settings {
                                   commands not flagged CMD_STALE get -MASTERDOWN */
     long long busy_reply_threshold_ms; /* busy-reply-threshold (lua-time-limit); 0: none */
     char run_id[41];           /* 40 hex chars, random per process start */
+    /* Lists: a list whose form passes list_chunk_max bytes (or holds more than list_chunk_n
+     * elements) becomes a chunked container of chunks of about that size
+     * (list-max-listpack-size: -1..-5 = 4..64 KiB; a count N = N elements and at most 8 KiB,
+     * Redis's safety limit), list_keep_raw chunks at each end kept uncompressed
+     * (list-compress-depth - 1, the open ends being the first). 0: the defaults
+     * (cmd_list_shape). */
+    uint32_t list_chunk_max;
+    uint32_t list_chunk_n;
+    int list_keep_raw;
+    int lazy_user_flush; /* lazyfree-lazy-user-flush: FLUSH* without SYNC frees lazily (the
+                            other lazyfree-lazy-* are the shard's store_set_lazy bits) */
 };
 
 /* Why writes are refused with -MISCONF (Redis 7.0's writeCommandsDeniedByDiskError, in its

@@ -7,6 +7,8 @@
 
 #include "cmd/core/cmd_util.h"
 
+#include "coll/coll.h"
+#include "store/store.h"
 #include "terse/status.h"
 
 /* ---- shards and lookups ------------------------------------------------------------------ */
@@ -112,4 +114,17 @@ const char *cmd_keys_type_name(const struct store_entry *e)
         return "stream";
     }
     return "none";
+}
+
+void cmd_coll_edited(struct cmd_call *c, const struct resp_slice *key)
+{
+    store_edited(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len);
+}
+
+struct coll_env *cmd_coll_env(struct cmd_call *c, const struct resp_slice *key)
+{
+    struct coll_env *env = store_coll_env(cmd_shard(c, key->p, key->len));
+
+    coll_env_set_codec(env, c->srv->codec);
+    return env;
 }

@@ -50,4 +50,12 @@ struct store_shard *cmd_keys_all_shard(struct cmd_call *c);
 /* Redis's getObjectTypeName for an entry ("string", ...): a static string, never NULL. */
 const char *cmd_keys_type_name(const struct store_entry *e);
 
+/* The chunked containers' environment of key's shard, with the server's codec context (chunks
+ * are decoded and compressed with it). Borrowed. */
+struct coll_env *cmd_coll_env(struct cmd_call *c, const struct resp_slice *key);
+
+/* Key's chunked container was changed in place (no value stored): the store tells its change
+ * listener, so WATCH, the write feed and blocked clients see the write as any other. */
+void cmd_coll_edited(struct cmd_call *c, const struct resp_slice *key);
+
 #endif /* TERSE_CMD_LOOKUP_H */

@@ -26,6 +26,7 @@
 
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_lookup.h"
+#include "coll/coll_form.h"
 #include "terse/status.h"
 
 /* ---- scratch ------------------------------------------------------------------------------ */
@@ -109,6 +110,20 @@ int cmd_value_get(struct cmd_call *c, const struct store_entry *e, const uint8_t
         *len = cmd_format_ll((char *)c->srv->scratch, store_entry_int(e));
         *out = c->srv->scratch;
         return TERSE_OK;
+    }
+    if (store_entry_enc(e) == STORE_ENC_COLL) {
+        /* A chunked container whole (DUMP, DIGEST, SORT): its form, built in scratch. */
+        struct coll *co = store_entry_coll(e);
+        n = coll_form_size(co);
+        st = cmd_scratch_reserve(c->srv, n + 1);
+        if (st == TERSE_OK) {
+            struct coll_env *env = store_coll_env(c->srv->shard);
+            coll_env_set_codec(env, c->srv->codec);
+            st = coll_to_form(env, co, c->srv->scratch,
+                              c->srv->scratch_cap, len);
+        }
+        *out = c->srv->scratch;
+        return st;
     }
     p = store_entry_val(e, &n);
     st = codec_value_info(p, n, &info);
@@ -284,8 +299,8 @@ int cmd_value_read_form(struct cmd_call *c, const struct resp_slice *key, enum s
     if (replied) {
         return -1;
     }
-    if (*e == NULL) {
-        return 0;
+    if (*e == NULL || store_entry_enc(*e) == STORE_ENC_COLL) {
+        return 0; /* a chunked container is read through its engine (coll/): no form */
     }
     st = cmd_value_get(c, *e, form, len);
     if (st != TERSE_OK) {

@@ -57,7 +57,8 @@ int cmd_value_store(struct cmd_call *c, int db, const struct resp_slice *key, co
 /*
  * The key of the given type for a command: *e NULL when it is missing (a read counts a
  * keyspace miss), else its byte form decoded into scratch (*form, *len: valid until the next
- * scratch reserve). A read records the access; a write does not. Returns 0 to go on, -1 when
+ * scratch reserve), or, for a chunked container (store_entry_enc STORE_ENC_COLL), no form
+ * (*form NULL): the caller works through the container's engine. A read records the access; a write does not. Returns 0 to go on, -1 when
  * it already replied (WRONGTYPE, or the CORRUPT error for a value that fails its checksum).
  */
 int cmd_value_read_form(struct cmd_call *c, const struct resp_slice *key, enum store_type type,

@@ -74,10 +74,16 @@ static int keys_db_valid(const struct cmd_call *c, int db)
 /* ---- DEL, UNLINK, EXISTS, TOUCH, TYPE ----------------------------------------------------- */
 
 /* UNLINK frees synchronously too: values are flat entries, freeing one is cheap. */
+/* DEL, and UNLINK (lazy: a big container is freed in bounded steps off the command). */
 static void keys_del(struct cmd_call *c)
 {
     long long n = 0;
+    struct store_shard *s = cmd_keys_all_shard(c);
+    unsigned lazy = store_lazy(s);
 
+    if (cmd_arg_is(c, 0, "unlink")) {
+        store_set_lazy(s, lazy | STORE_LAZY_USER);
+    }
     for (size_t i = 1; i < c->argc; i++) {
         const struct resp_slice *k = &c->argv[i];
         if (store_delete(cmd_shard(c, k->p, k->len), c->cl->db, k->p, k->len, c->now_ms)) {
@@ -85,6 +91,7 @@ static void keys_del(struct cmd_call *c)
             n++;
         }
     }
+    store_set_lazy(s, lazy);
     resp_write_int(c->out, n);
 }
 
@@ -260,32 +267,51 @@ static void keys_move(struct cmd_call *c)
 
 /* ---- FLUSHDB, FLUSHALL, SELECT, SWAPDB ------------------------------------------------------ */
 
-/* [ASYNC|SYNC]: both flush synchronously (entries are flat; freeing them is cheap). */
-static int keys_flush_args_or_reply(struct cmd_call *c)
+/*
+ * [ASYNC|SYNC]: entries are flat and freed at once either way; chunked containers are freed
+ * lazily under ASYNC (or lazyfree-lazy-user-flush without SYNC), at once otherwise. Sets
+ * the shard's lazy bits for the flush: *saved gets them back for keys_flush_done.
+ */
+static int keys_flush_args_or_reply(struct cmd_call *c, unsigned *saved)
 {
-    if (c->argc == 1 || (c->argc == 2 && (cmd_arg_is(c, 1, "sync") || cmd_arg_is(c, 1, "async")))) {
-        return 0;
+    struct store_shard *s = cmd_keys_all_shard(c);
+    bool lazy;
+
+    if (c->argc == 1) {
+        lazy = c->srv->settings.lazy_user_flush;
+    } else if (c->argc == 2 && (cmd_arg_is(c, 1, "sync") || cmd_arg_is(c, 1, "async"))) {
+        lazy = cmd_arg_is(c, 1, "async");
+    } else {
+        cmd_reply_err(c, CMD_ERR_SYNTAX);
+        return -1;
     }
-    cmd_reply_err(c, CMD_ERR_SYNTAX);
-    return -1;
+    *saved = store_lazy(s);
+    store_set_lazy(s, lazy ? *saved | STORE_LAZY_USER : *saved & ~(unsigned)STORE_LAZY_USER);
+    return 0;
 }
 
 static void keys_flushdb(struct cmd_call *c)
 {
-    if (keys_flush_args_or_reply(c) != 0) {
+    unsigned saved;
+
+    if (keys_flush_args_or_reply(c, &saved) != 0) {
         return;
     }
     store_flushdb(cmd_keys_all_shard(c), c->cl->db);
+    store_set_lazy(cmd_keys_all_shard(c), saved);
     c->feed |= CMD_FEED_FORCE; /* fed even when the db was empty, as Redis does */
     resp_write_ok(c->out);
 }
 
 static void keys_flushall(struct cmd_call *c)
 {
-    if (keys_flush_args_or_reply(c) != 0) {
+    unsigned saved;
+
+    if (keys_flush_args_or_reply(c, &saved) != 0) {
         return;
     }
     store_flushall(cmd_keys_all_shard(c));
+    store_set_lazy(cmd_keys_all_shard(c), saved);
     if (c->srv->hooks.flushall != NULL && !(c->cl->flags & CMD_CLIENT_MUST_OBEY)) {
         c->srv->hooks.flushall(c->srv->hooks.srv); /* not while the AOF replays */
     }

@@ -23,6 +23,10 @@
 #include "cmd/core/cmd_table.h"
 #include "cmd/set/cmd_set_store.h"
 #include "cmd/zset/cmd_zset_form.h"
+#include "cmd/list/cmd_list_coll.h"
+#include "coll/coll_list.h"
+#include "store/form/store_list.h"
+#include "store/store.h"
 
 /* Redis's shared integers: values 0 <= v < KEYS_SHARED_INTEGERS are one shared object whose
  * OBJECT REFCOUNT is KEYS_SHARED_REFCOUNT (INT_MAX), when the eviction policy allows sharing. */
@@ -219,7 +223,92 @@ const char *cmd_value_encoding(const struct store_entry *e)
 struct after_load {
     struct cmd_server *srv;
     int db;
+    uint8_t *keys;     /* lists to chunk: (u32 klen, key) records; from srv->alloc */
+    size_t len, cap;
+    int oom;
 };
+
+/* A loaded list longer than a chunk is chunked as a write would chunk it: its key is kept for
+ * after the walk (the walk may not change the shard). */
+static void note_list(struct after_load *a, const struct store_entry *e)
+{
+    struct codec_value_info info;
+    const uint8_t *p, *key;
+    size_t n, klen;
+    uint32_t k32;
+
+    p = store_entry_val(e, &n);
+    /* An element takes a byte at least: orig_len bounds the count from above. */
+    if (codec_value_info(p, n, &info) != TERSE_OK ||
+        !cmd_list_wants_chunks(a->srv, info.orig_len, info.orig_len)) {
+        return;
+    }
+    key = store_entry_key(e, &klen);
+    if (a->len + 4 + klen > a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 4096;
+        uint8_t *q;
+        while (cap < a->len + 4 + klen) {
+            cap *= 2;
+        }
+        q = a->srv->alloc.alloc(a->srv->alloc.opaque, cap);
+        if (q == NULL) {
+            a->oom = 1; /* stays one value: the next write chunks it */
+            return;
+        }
+        if (a->len > 0) {
+            memcpy(q, a->keys, a->len);
+        }
+        a->srv->alloc.free(a->srv->alloc.opaque, a->keys);
+        a->keys = q;
+        a->cap = cap;
+    }
+    k32 = (uint32_t)klen;
+    memcpy(a->keys + a->len, &k32, 4);
+    memcpy(a->keys + a->len + 4, key, klen);
+    a->len += 4 + klen;
+}
+
+/* Chunks the lists note_list kept for db. */
+static void chunk_lists(struct after_load *a)
+{
+    struct cmd_server *srv = a->srv;
+    struct coll_env *env = store_coll_env(srv->shard);
+
+    struct coll_list_shape sh;
+
+    cmd_list_shape(srv, &sh);
+    coll_env_set_codec(env, srv->codec);
+    for (size_t at = 0; at < a->len;) {
+        uint32_t klen;
+        const uint8_t *key;
+        const struct store_entry *e;
+        struct codec_value_info info;
+        const uint8_t *p;
+        size_t n, len = 0;
+        struct coll *co;
+
+        memcpy(&klen, a->keys + at, 4);
+        key = a->keys + at + 4;
+        at += 4 + klen;
+        e = store_peek(srv->shard, a->db, key, klen);
+        if (e == NULL || store_entry_enc(e) != STORE_ENC_STR) {
+            continue;
+        }
+        p = store_entry_val(e, &n);
+        if (codec_value_info(p, n, &info) != TERSE_OK ||
+            cmd_scratch2_reserve(srv, info.orig_len + 1) != TERSE_OK ||
+            codec_value_decode(srv->codec, p, n, srv->scratch2, srv->scratch2_cap, &len) !=
+                TERSE_OK ||
+            !cmd_list_wants_chunks(srv, len, store_list_n(srv->scratch2, len)) ||
+            coll_list_from_form(env, srv->scratch2, len, &sh, &co) != TERSE_OK) {
+            continue; /* stays one value (a bad one is reported by its next read) */
+        }
+        if (store_set_coll(srv->shard, a->db, key, klen, co, STORE_KEEP_TTL, 0) != TERSE_OK) {
+            coll_destroy(env, co);
+        }
+    }
+    a->len = 0;
+}
 
 static void decide_one(void *arg, const struct store_entry *e)
 {
@@ -232,8 +321,15 @@ static void decide_one(void *arg, const struct store_entry *e)
     int table;
     enum store_type t = store_entry_type(e);
 
+    if (t == STORE_TYPE_LIST && store_entry_enc(e) == STORE_ENC_STR) {
+        note_list(a, e);
+        return;
+    }
     if (t != STORE_TYPE_HASH && t != STORE_TYPE_SET && t != STORE_TYPE_ZSET) {
         return;
+    }
+    if (store_entry_enc(e) != STORE_ENC_STR) {
+        return; /* chunked: its encoding is the container's */
     }
     p = store_entry_val(e, &n);
     if (codec_value_info(p, n, &info) != TERSE_OK ||
@@ -252,7 +348,7 @@ static void decide_one(void *arg, const struct store_entry *e)
 
 void cmd_value_after_load(struct cmd_server *srv)
 {
-    struct after_load a = {srv, 0};
+    struct after_load a = {srv, 0, NULL, 0, 0, 0};
 
     for (a.db = 0; a.db < store_shard_n_db(srv->shard); a.db++) {
         uint64_t cursor = 0;
@@ -260,5 +356,7 @@ void cmd_value_after_load(struct cmd_server *srv)
             /* now 0: nothing counts as expired, so the walk deletes nothing */
             cursor = store_scan(srv->shard, a.db, cursor, 1024, 0, decide_one, &a);
         } while (cursor != 0);
+        chunk_lists(&a);
     }
+    srv->alloc.free(srv->alloc.opaque, a.keys);
 }

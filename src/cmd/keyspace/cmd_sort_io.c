@@ -12,6 +12,7 @@
 #include "store/form/store_hash.h"
 #include "store/form/store_list.h"
 #include "terse/status.h"
+#include "cmd/list/cmd_list_coll.h"
 #include "cmd/list/cmd_list_form.h"
 #include "cmd/zset/cmd_zset_form.h"
 
@@ -161,7 +162,7 @@ int sort_load(struct sort_run *r, const struct resp_slice *key, const struct sto
         struct store_list_it it;
         const uint8_t *el;
         size_t el_len;
-        if (cmd_list_read(c, key, 0, &e, &form, &len, &n) != 0) {
+        if (cmd_list_read_whole(c, key, 0, &e, &form, &len, &n) != 0) {
             return -1;
         }
         st = store_list_open(form, len, &it, &n);

@@ -30,7 +30,10 @@
 #include "cmd/core/cmd_value.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
+#include "cmd/list/cmd_list_coll.h"
 #include "cmd/list/cmd_list_form.h"
+#include "coll/coll.h"
+#include "store/store.h"
 
 #define ERR_INDEX_RANGE "ERR index out of range"
 
@@ -52,6 +55,12 @@ static void list_push(struct cmd_call *c, bool left, bool xx)
     }
     if (e == NULL && xx) {
         resp_write_int(c->out, 0);
+        return;
+    }
+    if (e != NULL && form == NULL) {
+        if (cmd_list_coll_push(c, store_entry_coll(e), left, 2) == 0) {
+            cmd_changed(c, CMD_NOTIFY_LIST, left ? "lpush" : "rpush", &c->argv[1]);
+        }
         return;
     }
     if (cmd_scratch3_reserve(c->srv, k * sizeof(*ins)) != TERSE_OK) {
@@ -119,6 +128,13 @@ static void list_lset(struct cmd_call *c)
         cmd_reply_err(c, ERR_INDEX_RANGE);
         return;
     }
+    if (form == NULL) {
+        if (cmd_list_coll_set(c, &c->argv[1], store_entry_coll(e), at, &c->argv[3]) == 0) {
+            cmd_changed(c, CMD_NOTIFY_LIST, "lset", &c->argv[1]);
+            resp_write_ok(c->out);
+        }
+        return;
+    }
     st = cmd_list_splice_store(c, &c->argv[1], form, len, at, 1, &ins, 1);
     if (st != TERSE_OK) {
         cmd_list_reply_bad(c, &c->argv[1], st);
@@ -153,6 +169,18 @@ static void list_linsert(struct cmd_call *c)
     }
     if (e == NULL) {
         resp_write_int(c->out, 0);
+        return;
+    }
+    if (form == NULL) {
+        int found;
+        struct coll *co = store_entry_coll(e);
+        if (cmd_list_coll_insert(c, &c->argv[1], co, pivot, after, &c->argv[4], &found) != 0) {
+            return;
+        }
+        if (found) {
+            cmd_changed(c, CMD_NOTIFY_LIST, "linsert", &c->argv[1]);
+        }
+        resp_write_int(c->out, found ? (long long)coll_count(co) : -1);
         return;
     }
     (void)store_list_open(form, len, &it, &n);
@@ -197,6 +225,16 @@ static void list_lrem(struct cmd_call *c)
     }
     if (e == NULL) {
         resp_write_int(c->out, 0);
+        return;
+    }
+    if (form == NULL) {
+        if (cmd_list_coll_rem(c, &c->argv[1], store_entry_coll(e), count, ele, &removed) != 0) {
+            return;
+        }
+        if (removed > 0) {
+            cmd_changed_edit(c, CMD_NOTIFY_LIST, "lrem", &c->argv[1]);
+        }
+        resp_write_int(c->out, (long long)removed);
         return;
     }
     st = cmd_scratch2_reserve(c->srv, len);
@@ -255,7 +293,11 @@ static void list_ltrim(struct cmd_call *c)
         ltrim = (uint64_t)start;
         rtrim = (uint64_t)(llen - end - 1);
     }
-    if (ltrim + rtrim > 0) {
+    if (ltrim + rtrim > 0 && form == NULL) {
+        if (cmd_list_coll_trim(c, &c->argv[1], store_entry_coll(e), ltrim, rtrim) != 0) {
+            return;
+        }
+    } else if (ltrim + rtrim > 0) {
         st = cmd_scratch2_reserve(c->srv, len);
         if (st == TERSE_OK) {
             st = store_list_range(form, len, ltrim, n - ltrim - rtrim, c->srv->scratch2, len,

@@ -31,7 +31,7 @@ static void blocking_pop(struct cmd_call *c, bool left)
     has = cmd_block_first_ready(c, 1, n_keys, STORE_TYPE_LIST, &at);
     if (has > 0) {
         if (cmd_list_read(c, &c->argv[at], 1, &e, &form, &len, &n) == 0 && e != NULL) {
-            (void)cmd_list_pop_and_store(c, &c->argv[at], form, len, n, left, 1, true, true);
+            (void)cmd_list_pop_and_store(c, &c->argv[at], e, form, len, n, left, 1, true, true);
         }
     } else if (has == 0 && cmd_block(c, 1, n_keys, 1, timeout_ms) == 0) {
         resp_write_null_array(c->out);

@@ -11,6 +11,9 @@
 
 #include "cmd/core/cmd_value.h"
 #include "cmd/core/cmd_lookup.h"
+#include "cmd/list/cmd_list_coll.h"
+#include "coll/coll.h"
+#include "store/store.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
 
@@ -32,6 +35,10 @@ int cmd_list_read(struct cmd_call *c, const struct resp_slice *key, int for_writ
     if (*e == NULL) {
         return 0;
     }
+    if (*form == NULL) {
+        *n = coll_count(store_entry_coll(*e)); /* chunked: the commands use its engine */
+        return 0;
+    }
     st = store_list_open(*form, *len, &it, n);
     if (st != TERSE_OK) {
         cmd_list_reply_bad(c, key, st);
@@ -48,7 +55,7 @@ int cmd_list_store(struct cmd_call *c, const struct resp_slice *key, size_t out_
         return TERSE_OK;
     }
     c->emptied = 0;
-    return cmd_value_store_form(c, c->cl->db, key, STORE_TYPE_LIST, out_len, 0);
+    return cmd_list_coll_store_form(c, key, out_len);
 }
 
 int cmd_list_splice_store(struct cmd_call *c, const struct resp_slice *key,

@@ -16,7 +16,8 @@
 /*
  * The list at key for a read (for_write 0: counts a keyspace hit or miss, records the access)
  * or a write (1: neither): *e NULL when the key is missing, else its elements decoded into the
- * server's scratch (*form, *len: valid until the next scratch reserve) and *n their count.
+ * server's scratch (*form, *len: valid until the next scratch reserve) and *n their count; a
+ * chunked list (cmd_list_coll.h) gives *form NULL and its count.
  * Returns 0 to go on, -1 when it already replied (WRONGTYPE, or the CORRUPT error when the
  * value fails its checksum or its form does not open).
  */

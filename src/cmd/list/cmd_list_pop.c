@@ -29,7 +29,10 @@
 #include "cmd/core/cmd_lookup.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
+#include "cmd/list/cmd_list_coll.h"
 #include "cmd/list/cmd_list_form.h"
+#include "coll/coll_list.h"
+#include "store/store.h"
 
 #define ERR_POSITIVE "ERR value is out of range, must be positive"
 
@@ -94,13 +97,16 @@ static int pop_reply(struct cmd_call *c, const uint8_t *form, size_t len, uint64
     return TERSE_OK;
 }
 
-int cmd_list_pop_and_store(struct cmd_call *c, const struct resp_slice *key, const uint8_t *form,
-                           size_t len, uint64_t n, bool left, uint64_t count, bool single,
-                           bool with_key)
+int cmd_list_pop_and_store(struct cmd_call *c, const struct resp_slice *key,
+                           const struct store_entry *e, const uint8_t *form, size_t len,
+                           uint64_t n, bool left, uint64_t count, bool single, bool with_key)
 {
     size_t out_len = 0, mark = c->out->len;
     int st;
 
+    if (form == NULL) {
+        return cmd_list_coll_pop(c, key, store_entry_coll(e), left, count, single, with_key);
+    }
     count = count > n ? n : count;
     st = cmd_scratch2_reserve(c->srv, len);
     if (st == TERSE_OK) {
@@ -167,8 +173,8 @@ static void list_pop(struct cmd_call *c, bool left)
         resp_write_array(c->out, 0);
         return;
     }
-    (void)cmd_list_pop_and_store(c, &c->argv[1], form, len, n, left, c->argc == 3 ? (uint64_t)count : 1,
-                        c->argc == 2, false);
+    (void)cmd_list_pop_and_store(c, &c->argv[1], e, form, len, n, left,
+                                 c->argc == 3 ? (uint64_t)count : 1, c->argc == 2, false);
 }
 
 void cmd_list_lpop(struct cmd_call *c)
@@ -198,7 +204,7 @@ void cmd_list_mpop(struct cmd_call *c, size_t at, bool blocking, int64_t timeout
     has = cmd_block_first_ready(c, at + 1, nkeys, STORE_TYPE_LIST, &j);
     if (has > 0) {
         if (cmd_list_read(c, &c->argv[j], 1, &e, &form, &len, &n) == 0 && e != NULL) {
-            (void)cmd_list_pop_and_store(c, &c->argv[j], form, len, n, left, (uint64_t)count,
+            (void)cmd_list_pop_and_store(c, &c->argv[j], e, form, len, n, left, (uint64_t)count,
                                          false, true);
         }
     } else if (has == 0 && (!blocking || cmd_block(c, at + 1, nkeys, 1, timeout_ms) == 0)) {
@@ -267,6 +273,79 @@ static void move_within(struct cmd_call *c, const uint8_t *form, size_t len, uin
     cmd_changed(c, CMD_NOTIFY_LIST, from_left ? "lpop" : "rpop", &c->argv[1]);
 }
 
+/* The move out of a chunked source: the element popped (copied to scratch3), pushed onto the
+ * destination (the source itself, or another list of either form), the source settled. */
+static void move_chunked(struct cmd_call *c, struct coll *co, bool from_left, bool to_left)
+{
+    const struct resp_slice *src = &c->argv[1], *dst = &c->argv[2];
+    struct coll_env *env = cmd_coll_env(c, src);
+    const struct store_entry *e;
+    const uint8_t *el, *form;
+    struct store_list_el ins;
+    size_t el_len, len;
+    uint64_t n;
+    int replied = 0, st;
+    bool same = src->len == dst->len && memcmp(src->p, dst->p, src->len) == 0;
+
+    if (!same) {
+        (void)cmd_lookup_write_type(c, dst, STORE_TYPE_LIST, &replied);
+        if (replied) {
+            return;
+        }
+    }
+    st = coll_list_pop(env, co, from_left, &el, &el_len);
+    if (st != 1) {
+        cmd_list_reply_bad(c, src, st == 0 ? TERSE_ECORRUPT : st);
+        return;
+    }
+    st = cmd_scratch3_reserve(c->srv, el_len);
+    if (st != TERSE_OK) {
+        (void)coll_list_push(env, co, from_left, el, el_len); /* put back */
+        cmd_list_reply_bad(c, src, st);
+        return;
+    }
+    if (el_len != 0) {
+        memcpy(c->srv->scratch3, el, el_len);
+    }
+    el = c->srv->scratch3;
+    if (same) {
+        st = coll_list_push(env, co, to_left, el, el_len);
+        if (st == TERSE_OK) {
+            cmd_coll_edited(c, src);
+        }
+    } else if (cmd_list_read(c, dst, 1, &e, &form, &len, &n) != 0) {
+        (void)coll_list_push(env, co, from_left, el, el_len);
+        return;
+    } else if (e != NULL && form == NULL) {
+        st = coll_list_push(env, store_entry_coll(e), to_left, el, el_len);
+        if (st == TERSE_OK) {
+            cmd_coll_edited(c, dst);
+        }
+    } else {
+        ins = (struct store_list_el){el, el_len};
+        st = cmd_list_splice_store(c, dst, form, len, to_left ? 0 : n, 0, &ins, 1);
+    }
+    if (st != TERSE_OK) {
+        (void)coll_list_push(env, co, from_left, el, el_len);
+        cmd_list_reply_bad(c, dst, st);
+        return;
+    }
+    cmd_changed(c, CMD_NOTIFY_LIST, to_left ? "lpush" : "rpush", dst);
+    if (!same) {
+        st = cmd_list_coll_settle(c, src, co);
+        if (st != TERSE_OK) {
+            cmd_list_reply_bad(c, src, st);
+            return;
+        }
+    }
+    if (same) {
+        cmd_changed(c, CMD_NOTIFY_LIST, from_left ? "lpop" : "rpop", src);
+    } else {
+        cmd_changed_edit(c, CMD_NOTIFY_LIST, from_left ? "lpop" : "rpop", src);
+    }
+    cmd_list_write_bulk(c, el, el_len);
+}
+
 void cmd_list_move(struct cmd_call *c, bool from_left, bool to_left)
 {
     const struct resp_slice *src = &c->argv[1], *dst = &c->argv[2];
@@ -283,6 +362,10 @@ void cmd_list_move(struct cmd_call *c, bool from_left, bool to_left)
     }
     if (e == NULL) {
         resp_write_null(c->out);
+        return;
+    }
+    if (form == NULL) {
+        move_chunked(c, store_entry_coll(e), from_left, to_left);
         return;
     }
     if (src->len == dst->len && memcmp(src->p, dst->p, src->len) == 0) {
@@ -325,10 +408,16 @@ void cmd_list_move(struct cmd_call *c, bool from_left, bool to_left)
         return;
     }
     ins = (struct store_list_el){keep, el_len};
-    st = cmd_list_splice_store(c, dst, form, len, to_left ? 0 : n, 0, &ins, 1);
+    st = form == NULL && e != NULL
+             ? coll_list_push(cmd_coll_env(c, dst),
+                              store_entry_coll(e), to_left, keep, el_len)
+             : cmd_list_splice_store(c, dst, form, len, to_left ? 0 : n, 0, &ins, 1);
     if (st != TERSE_OK) {
         cmd_list_reply_bad(c, dst, st);
         return;
+    }
+    if (form == NULL && e != NULL) {
+        cmd_coll_edited(c, dst);
     }
     cmd_changed(c, CMD_NOTIFY_LIST, to_left ? "lpush" : "rpush", dst);
     st = cmd_scratch2_reserve(c->srv, src_len);

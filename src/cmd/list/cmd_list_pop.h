@@ -19,7 +19,8 @@
  * with_key; a single one as a bulk when single), then stores what is left. -1 when it replied
  * an error.
  */
-int cmd_list_pop_and_store(struct cmd_call *c, const struct resp_slice *key, const uint8_t *form,
+int cmd_list_pop_and_store(struct cmd_call *c, const struct resp_slice *key,
+                           const struct store_entry *e, const uint8_t *form,
                            size_t len, uint64_t n, bool left, uint64_t count, bool single,
                            bool with_key);
 /* LMPOP's work from argv[at] (numkeys key ... LEFT|RIGHT [COUNT n]); BLMPOP's when blocking,

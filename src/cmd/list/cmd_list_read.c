@@ -18,7 +18,11 @@
 #include "cmd/core/cmd_value.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
+#include "cmd/core/cmd_lookup.h"
+#include "cmd/list/cmd_list_coll.h"
 #include "cmd/list/cmd_list_form.h"
+#include "coll/coll_list.h"
+#include "store/store.h"
 
 #define ERR_RANK_ZERO                                                                      \
     "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or " \
@@ -70,6 +74,11 @@ void cmd_list_lrange(struct cmd_call *c)
         return;
     }
     end = end >= llen ? llen - 1 : end;
+    if (form == NULL) {
+        (void)cmd_list_coll_range(c, &c->argv[1], store_entry_coll(e), (uint64_t)start,
+                                  (uint64_t)end);
+        return;
+    }
     mark = c->out->len;
     (void)store_list_open(form, len, &it, &n);
     st = store_list_skip(&it, (uint64_t)start);
@@ -108,6 +117,10 @@ void cmd_list_lindex(struct cmd_call *c)
     }
     if (!cmd_list_index(index, n, &at)) {
         resp_write_null(c->out);
+        return;
+    }
+    if (form == NULL) {
+        (void)cmd_list_coll_reply_at(c, &c->argv[1], store_entry_coll(e), at);
         return;
     }
     st = cmd_list_at(form, len, at, &el, &el_len);
@@ -282,6 +295,38 @@ static int lpos_backward(struct cmd_call *c, const uint8_t *form, size_t len,
 }
 
 /* LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len] */
+/* LPOS over a chunked list: the same rules, walking the container. TERSE_OK or a status. */
+static int lpos_chunked(struct cmd_call *c, struct coll *co, const struct lpos_opts *o,
+                        uint64_t *answered, long long *single)
+{
+    struct coll_env *env = cmd_coll_env(c, &c->argv[1]);
+    uint64_t n = coll_count(co), matches = 0, rank, seen = 0;
+    bool back = o->rank < 0;
+    struct coll_list_it it;
+    const uint8_t *el;
+    size_t el_len;
+    int st;
+
+    rank = !back ? (uint64_t)o->rank
+                 : o->rank == LLONG_MIN ? (uint64_t)1 << 63 : (uint64_t)-o->rank;
+    st = coll_list_it_init(env, co, back ? n - 1 : 0, back, &it);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    while (o->maxlen == 0 || seen < (uint64_t)o->maxlen) {
+        st = coll_list_it_next(env, &it, &el, &el_len);
+        if (st <= 0) {
+            return st;
+        }
+        seen++;
+        if (lpos_is(c, el, el_len) && (++matches >= rank || (back && o->rank == LLONG_MIN)) &&
+            lpos_answer(c, o, rank, (long long)(back ? n - seen : seen - 1), answered, single)) {
+            break;
+        }
+    }
+    return TERSE_OK;
+}
+
 void cmd_list_lpos(struct cmd_call *c)
 {
     const struct store_entry *e;
@@ -307,8 +352,12 @@ void cmd_list_lpos(struct cmd_call *c)
     if (o.count != -1) {
         at = resp_write_deferred_begin(c->out);
     }
-    st = o.rank > 0 ? lpos_forward(c, form, len, &o, &answered, &single)
-                    : lpos_backward(c, form, len, &o, &answered, &single);
+    if (form == NULL) {
+        st = lpos_chunked(c, store_entry_coll(e), &o, &answered, &single);
+    } else {
+        st = o.rank > 0 ? lpos_forward(c, form, len, &o, &answered, &single)
+                        : lpos_backward(c, form, len, &o, &answered, &single);
+    }
     if (st != TERSE_OK) {
         withdraw(c, mark, st);
     } else if (o.count != -1) {

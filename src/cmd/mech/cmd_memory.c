@@ -44,6 +44,7 @@
 #include "cmd/core/cmd_lookup.h"
 #include "cmd/core/cmd_value.h"
 #include "terse/status.h"
+#include "coll/coll.h"
 
 #define EVICT_CHUNK_KEYS 16              /* keys per store_evict call between clock reads */
 #define RECLAIM_STEP_BYTES (64u * 1024)  /* bytes store_reclaim moves between clock reads */
@@ -73,10 +74,19 @@ uint64_t cmd_memory_evict_budget_us(int tenacity)
 
 
 
+/* Chunks of chunked containers awaiting compression. */
+static uint64_t chunks_pending(const struct cmd_server *srv)
+{
+    struct coll_env_stats st;
+
+    coll_env_stats_get(store_coll_env(srv->shard), &st);
+    return st.n_pending;
+}
+
 int cmd_compress_pending(const struct cmd_server *srv)
 {
     return srv->shard != NULL && srv->settings.compression != CMD_COMPRESS_OFF &&
-           store_pending_count(srv->shard) > 0;
+           (store_pending_count(srv->shard) > 0 || chunks_pending(srv) > 0);
 }
 
 size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want_bytes)
@@ -96,10 +106,19 @@ size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want
     if (want_bytes == 0 && cmd_memory_near_limit(srv)) {
         return 0;
     }
-    (void)store_compress_step(srv->shard, srv->codec, &b, &saved);
-    srv->stats.stored_value_bytes -= saved < srv->stats.stored_value_bytes
-                                         ? saved
-                                         : srv->stats.stored_value_bytes;
+    if (store_pending_count(srv->shard) > 0) {
+        (void)store_compress_step(srv->shard, srv->codec, &b, &saved);
+        srv->stats.stored_value_bytes -= saved < srv->stats.stored_value_bytes
+                                             ? saved
+                                             : srv->stats.stored_value_bytes;
+    }
+    if (chunks_pending(srv) > 0 && (want_bytes == 0 || saved < want_bytes)) {
+        /* Then the chunks of big containers, in what is left of the step's time. */
+        struct coll_env *env = store_coll_env(srv->shard);
+        coll_env_set_codec(env, srv->codec);
+        saved += coll_compress_step(env, budget_us, srv->hooks.now_us, srv->hooks.srv,
+                                    want_bytes == 0 ? 0 : want_bytes - saved);
+    }
     return saved;
 }
 
@@ -181,10 +200,19 @@ static enum cmd_evict_result evict(struct cmd_server *srv, size_t need, uint64_t
     }
 }
 
+size_t cmd_lazyfree_step(struct cmd_server *srv, size_t budget)
+{
+    return srv->shard != NULL ? coll_free_step(store_coll_env(srv->shard), budget) : 0;
+}
+
 enum cmd_evict_result cmd_memory_evict(struct cmd_server *srv, size_t need, uint64_t budget_us,
                                        int64_t now_ms)
 {
-    enum cmd_evict_result r = evict(srv, need, budget_us, now_ms);
+    enum cmd_evict_result r;
+
+    /* Containers released to the lazy-free queue give their memory back first. */
+    (void)cmd_lazyfree_step(srv, need > 0 ? need + CMD_LAZYFREE_STEP : CMD_LAZYFREE_STEP);
+    r = evict(srv, need, budget_us, now_ms);
 
     if (srv->feed.n_ops > 0) {
         cmd_feed_flush(srv, 0); /* the evicted keys' DELs, before the command that needed room */
@@ -242,7 +270,14 @@ static size_t write_cost(struct cmd_call *c, const struct cmd_def *d)
             strcmp(d->group, "list") == 0 || strcmp(d->group, "set") == 0) {
             const struct store_entry *e = store_lookup(shard, c->cl->db, c->argv[1].p,
                                                        c->argv[1].len, c->now_ms, 0);
-            vlen += e != NULL ? store_entry_mem(e) : 0;
+            if (e != NULL && store_entry_enc(e) == STORE_ENC_COLL) {
+                /* A chunked container: COPY copies it all; another write rewrites a chunk or
+                 * two and may seal an end (about four chunks' worth at most). */
+                uint32_t chunk = coll_chunk_bytes(store_entry_coll(e));
+                vlen += strcmp(d->name, "copy") == 0 ? store_entry_mem_all(e) : 4u * chunk;
+            } else if (e != NULL) {
+                vlen += store_entry_mem(e);
+            }
         }
         for (size_t i = first; i <= last && i < c->argc; i += step) {
             n_keys++;

@@ -45,4 +45,10 @@ int cmd_compress_pending(const struct cmd_server *srv);
  * 10, then 15% more per step; UINT64_MAX (no limit) at 100. */
 uint64_t cmd_memory_evict_budget_us(int tenacity);
 
+/* Bytes the lazy-free queue gives back per step at least (cron, eviction). */
+#define CMD_LAZYFREE_STEP (4u * 1024 * 1024)
+/* Frees chunked containers released by deletes, flushes and evictions for up to budget
+ * bytes (0: all): Redis's lazyfree, in bounded steps on the worker. Returns bytes freed. */
+size_t cmd_lazyfree_step(struct cmd_server *srv, size_t budget);
+
 #endif /* TERSE_CMD_MEMORY_H */

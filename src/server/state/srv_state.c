@@ -163,6 +163,23 @@ void srv_settings_sync(struct srv *s)
     st->min_replicas_max_lag = s->cfg.min_replicas_max_lag;
     srv_persist_misconf_sync(s);
     st->busy_reply_threshold_ms = s->cfg.busy_reply_threshold;
+    {
+        long long lp = s->cfg.list_max_listpack_size;
+        st->list_chunk_max = lp < 0 && lp >= -5 ? 4096u << (unsigned)(-lp - 1) : 8192u;
+        st->list_chunk_n = lp > 0 ? (uint32_t)(lp < 65535 ? lp : 65535) : 0;
+        st->list_keep_raw =
+            s->cfg.list_compress_depth > 1 ? (int)s->cfg.list_compress_depth - 1 : 0;
+    }
+    st->lazy_user_flush = s->cfg.lazyfree_lazy_user_flush != 0;
+    {
+        unsigned lazy = (s->cfg.lazyfree_lazy_user_del ? STORE_LAZY_USER : 0u) |
+                        (s->cfg.lazyfree_lazy_server_del ? STORE_LAZY_SERVER : 0u) |
+                        (s->cfg.lazyfree_lazy_expire ? STORE_LAZY_EXPIRE : 0u) |
+                        (s->cfg.lazyfree_lazy_eviction ? STORE_LAZY_EVICT : 0u);
+        if (s->shard != NULL) {
+            store_set_lazy(s->shard, lazy);
+        }
+    }
     core_log_set_level((enum core_log_level)s->cfg.loglevel);
     cmd_settings_changed(&s->cmd);
 }

@@ -31,6 +31,14 @@ int store_list_open(const uint8_t *form, size_t len, struct store_list_it *it, u
     return TERSE_OK;
 }
 
+uint64_t store_list_n(const uint8_t *form, size_t len)
+{
+    struct store_list_it it;
+    uint64_t n = 0;
+
+    return store_list_open(form, len, &it, &n) == TERSE_OK ? n : 0;
+}
+
 int store_list_next(struct store_list_it *it, const uint8_t **el, size_t *el_len)
 {
     const uint8_t *p = it->p;

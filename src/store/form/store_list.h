@@ -4,9 +4,9 @@
  *
  *   elements = n varint | (len varint | bytes) * n
  *
- * LEB128 varints (minimal spelling), head first. A list is one such string: a read decodes it
- * whole and a write builds the next one whole (see cmd_list.c for what that costs). n >= 1:
- * an empty list is no key.
+ * LEB128 varints (minimal spelling), head first. A small list is one such string, decoded whole
+ * by a read and built whole by a write; each chunk of a chunked list is one too (coll_list.h).
+ * n >= 1: an empty list is no key.
  *
  * Pure functions over caller-owned buffers: nothing here allocates. Every reader bounds every
  * length by the bytes it was given, so a corrupt form is reported, never read past; every
@@ -31,6 +31,9 @@ int store_list_check(const uint8_t *form, size_t len);
 
 /* Opens a cursor; *n gets the element count. TERSE_OK or TERSE_ECORRUPT. */
 int store_list_open(const uint8_t *form, size_t len, struct store_list_it *it, uint64_t *n);
+
+/* The element count a form starts with, 0 when it does not start with one. */
+uint64_t store_list_n(const uint8_t *form, size_t len);
 
 /* The next element (*el, *el_len point into the form): 1, 0 at the end, TERSE_ECORRUPT
  * (negative) on a length past the bytes or bytes left over after the last element. The end

@@ -144,14 +144,16 @@ static void check_all(struct fix *f, struct coll *c)
     }
 }
 
-static void random_run(struct fix *f, uint32_t chunk_max, size_t steps, size_t start_n)
+static void random_run(struct fix *f, uint32_t chunk_max, uint32_t chunk_n, size_t steps,
+                       size_t start_n)
 {
+    struct coll_list_shape sh = {chunk_max, chunk_n, 1};
     struct model *m = &f->m;
     struct coll *c;
     uint8_t el[ELMAX];
 
     m->n = 0;
-    assert_int_equal(coll_list_create(f->env, chunk_max, 1, &c), TERSE_OK);
+    assert_int_equal(coll_list_create(f->env, &sh, &c), TERSE_OK);
     /* Grown first (both ends, compression between), so the tree has many chunks. */
     while (m->n < start_n) {
         size_t n = make_el(el);
@@ -246,10 +248,10 @@ static void random_run(struct fix *f, uint32_t chunk_max, size_t steps, size_t s
         uint8_t *form = malloc(cap + 1);
         struct coll *d;
         assert_non_null(form);
-        assert_int_equal(coll_list_to_form(f->env, c, form, cap, &out_len), m->n ? TERSE_OK : TERSE_OK);
+        assert_int_equal(coll_list_to_form(f->env, c, form, cap, &out_len), TERSE_OK);
         if (m->n > 0) {
             assert_int_equal(store_list_check(form, out_len), TERSE_OK);
-            assert_int_equal(coll_list_from_form(f->env, form, out_len, chunk_max, 1, &d), TERSE_OK);
+            assert_int_equal(coll_list_from_form(f->env, form, out_len, &sh, &d), TERSE_OK);
             check_all(f, d);
             coll_destroy(f->env, d);
         }
@@ -260,19 +262,25 @@ static void random_run(struct fix *f, uint32_t chunk_max, size_t steps, size_t s
 
 static void test_random_tiny_chunks(void **state)
 {
-    random_run(*state, 64, 20000, 0);
+    random_run(*state, 64, 0, 20000, 0);
 }
 
 static void test_random_small_chunks(void **state)
 {
-    random_run(*state, 300, 20000, 2500);
+    random_run(*state, 300, 0, 20000, 2500);
 }
 
 static void test_random_growing(void **state)
 {
     /* Mostly pushes: thousands of elements over hundreds of tiny chunks (a tree of several
      * levels), every other operation at random places. */
-    random_run(*state, 48, 12000, 3500);
+    random_run(*state, 48, 0, 12000, 3500);
+}
+
+static void test_random_counted_chunks(void **state)
+{
+    /* list-max-listpack-size 3: chunks of three elements at most, whatever their bytes. */
+    random_run(*state, 8192, 3, 12000, 2000);
 }
 
 static void test_queue_pattern(void **state)
@@ -284,7 +292,9 @@ static void test_queue_pattern(void **state)
     const uint8_t *el;
     size_t len;
 
-    assert_int_equal(coll_list_create(f->env, 256, 1, &c), TERSE_OK);
+    struct coll_list_shape sh = {256, 0, 1};
+
+    assert_int_equal(coll_list_create(f->env, &sh, &c), TERSE_OK);
     for (int i = 0; i < 5000; i++) {
         int n = snprintf(b, sizeof(b), "job:%d", i);
         assert_int_equal(coll_list_push(f->env, c, false, (const uint8_t *)b, (size_t)n), TERSE_OK);
@@ -313,7 +323,9 @@ static void test_corrupt_never_returns_bytes(void **state)
     struct coll_list_it it;
     int st;
 
-    assert_int_equal(coll_list_create(f->env, 128, 1, &c), TERSE_OK);
+    struct coll_list_shape sh = {128, 0, 1};
+
+    assert_int_equal(coll_list_create(f->env, &sh, &c), TERSE_OK);
     for (int i = 0; i < 500; i++) {
         memset(b, 'a' + i % 26, sizeof(b));
         assert_int_equal(coll_list_push(f->env, c, i % 2, b, 20 + (size_t)(i % 40)), TERSE_OK);
@@ -345,7 +357,9 @@ static void test_copy_and_lazy_free(void **state)
     struct coll_env_stats st;
 
     memset(b, 'q', sizeof(b));
-    assert_int_equal(coll_list_create(f->env, 1024, 1, &c), TERSE_OK);
+    struct coll_list_shape sh = {1024, 0, 1};
+
+    assert_int_equal(coll_list_create(f->env, &sh, &c), TERSE_OK);
     for (int i = 0; i < 20000; i++) {
         b[0] = (uint8_t)i;
         assert_int_equal(coll_list_push(f->env, c, false, b, sizeof(b)), TERSE_OK);
@@ -375,6 +389,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_random_tiny_chunks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_small_chunks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_growing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_random_counted_chunks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queue_pattern, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_never_returns_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copy_and_lazy_free, setup, teardown),
