@@ -52,3 +52,11 @@ bench-trickle: $(SERVER)
 
 bench-ir: $(SERVER)
 	$(PYTHON) bench/callgrind_server.py --terse $(SERVER)
+
+# redis-benchmark's default test list on terse and redis-server side by side (issue 13's bar):
+#   make bench-types                          -n 200000 and 1000000, -P 1 and 16, 3 rounds
+#   make bench-types TYPES_ARGS="--requests 100000 --pipelines 16 --rounds 1"   a quick run
+TYPES_ARGS ?=
+.PHONY: bench-types
+bench-types: $(SERVER)
+	$(PYTHON) bench/types_bench.py --terse $(SERVER) $(TYPES_ARGS)

@@ -56,6 +56,11 @@ void coll_env_set_codec(struct coll_env *env, struct codec_ctx *codec)
     env->codec = codec;
 }
 
+struct codec_ctx *coll_env_codec(const struct coll_env *env)
+{
+    return env->codec;
+}
+
 void coll_env_set_seed(struct coll_env *env, uint64_t seed)
 {
     env->seed = seed;
@@ -153,6 +158,46 @@ int coll_chunk_put(struct coll_env *env, struct coll *c, const uint8_t *form, si
     return TERSE_OK;
 }
 
+int coll_adopt_chunk(struct coll_env *env, struct coll *c, const uint8_t *stored, size_t len,
+                     uint32_t count, const struct coll_key *key)
+{
+    struct codec_value_info info;
+    struct coll_chunk *ch;
+    struct coll_desc d;
+    struct coll_it at = {NULL, 0};
+
+    if (count == 0 || codec_value_info(stored, len, &info) != TERSE_OK ||
+        info.header_len + info.payload_len != len || info.orig_len > UINT32_MAX) {
+        return TERSE_ECORRUPT;
+    }
+    ch = core_alloc(sizeof(*ch) + len);
+    if (ch == NULL) {
+        return TERSE_ENOMEM;
+    }
+    memcpy(ch->data, stored, len);
+    ch->len = ch->cap = (uint32_t)len;
+    ch->flags = info.kind == CODEC_RAW ? COLL_CHUNK_PENDING : 0;
+    memset(ch->pad, 0, sizeof(ch->pad));
+    ch->raw = (uint32_t)info.orig_len;
+    d.chunk = ch;
+    d.count = count;
+    d.raw_len = (uint32_t)info.orig_len;
+    d.key = *key;
+    if (coll_tree_insert(&c->tree, &at, &d) != TERSE_OK) {
+        core_free(ch);
+        return TERSE_ENOMEM;
+    }
+    c->raw += info.orig_len;
+    c->bytes += core_mem_usable(ch);
+    c->count += count;
+    if (ch->flags & COLL_CHUNK_PENDING) {
+        c->n_pending++;
+        env->st.n_pending++;
+        coll_pending_note(env, c);
+    }
+    return TERSE_OK;
+}
+
 int coll_chunk_rewrite(struct coll_env *env, struct coll *c, struct coll_chunk **chp,
                        const uint8_t *form, size_t len)
 {
@@ -219,10 +264,16 @@ static int grow(uint8_t **p, size_t *cap, size_t n)
 int coll_chunk_read(struct coll_env *env, struct coll_chunk *ch, const uint8_t **form,
                     size_t *len)
 {
+    ch->flags |= COLL_CHUNK_HOT;
+    return coll_chunk_peek(env, ch, form, len);
+}
+
+int coll_chunk_peek(struct coll_env *env, const struct coll_chunk *ch, const uint8_t **form,
+                    size_t *len)
+{
     struct codec_value_info info;
     int st;
 
-    ch->flags |= COLL_CHUNK_HOT;
     st = codec_value_view(env->codec, ch->data, ch->len, form, len);
     if (st != TERSE_MORE) {
         if (st != TERSE_OK) {

@@ -95,6 +95,7 @@ int coll_env_create(struct coll_env **out);
 void coll_env_destroy(struct coll_env **pp);
 /* The codec context chunks are decoded and compressed with (borrowed, kept until replaced). */
 void coll_env_set_codec(struct coll_env *env, struct codec_ctx *codec);
+struct codec_ctx *coll_env_codec(const struct coll_env *env);
 /* The seed of the hash that places hash fields and set members in chunks (coll_hash.h): one
  * per env, so every set of a shard is cut by the same ranges. Set before any hash or set is
  * made (0 until then). */
@@ -158,6 +159,16 @@ size_t coll_compress_step(struct coll_env *env, uint64_t budget_us,
  */
 int coll_chunk_put(struct coll_env *env, struct coll *c, const uint8_t *form, size_t len,
                    struct coll_chunk **out);
+/*
+ * A chunk loaded as it was held (a snapshot's CHUNKED record): stored (len bytes, a codec
+ * stored form whose header parses; its bytes are verified on first read, as a string's are)
+ * copied into a new chunk appended at the tree's end with count elements and key; c->count
+ * grows by count. A RAW chunk is marked pending, for the background to compress. TERSE_OK,
+ * TERSE_ECORRUPT (the header does not parse or count is 0), TERSE_ENOMEM.
+ */
+int coll_adopt_chunk(struct coll_env *env, struct coll *c, const uint8_t *stored, size_t len,
+                     uint32_t count, const struct coll_key *key);
+
 /* Frees a chunk of c. */
 void coll_chunk_drop(struct coll_env *env, struct coll *c, struct coll_chunk *ch);
 
@@ -177,6 +188,11 @@ int coll_chunk_rewrite(struct coll_env *env, struct coll *c, struct coll_chunk *
  * the chunk hot. TERSE_OK, TERSE_ECORRUPT (counted), TERSE_ENOMEM (the buffer could not grow).
  */
 int coll_chunk_read(struct coll_env *env, struct coll_chunk *ch, const uint8_t **form,
+                    size_t *len);
+
+/* coll_chunk_read without the hot mark: writes nothing to the chunk, for a forked child's
+ * walk (an RDB file), whose every touched page would be copied. */
+int coll_chunk_peek(struct coll_env *env, const struct coll_chunk *ch, const uint8_t **form,
                     size_t *len);
 
 /* A second buffer of the env, for building a chunk's new form (at least n bytes; valid until

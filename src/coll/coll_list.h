@@ -62,6 +62,13 @@ int coll_list_push(struct coll_env *env, struct coll *c, bool left, const uint8_
 int coll_list_pop(struct coll_env *env, struct coll *c, bool left, const uint8_t **el,
                   size_t *len);
 
+/* The elements of the head (left) or tail open end as a store_list form, each verified: *form
+ * in the env's build buffer (valid until the next call on the env), *len 0 and *n 0 when the
+ * end is empty. With the tree's chunks between them, what a snapshot writes (it loads them
+ * all as chunks). TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM. */
+int coll_list_end_form(struct coll_env *env, struct coll *c, bool left, const uint8_t **form,
+                       size_t *len, uint64_t *n);
+
 /* LINDEX: the element at i (0 <= i < count). TERSE_OK, TERSE_ECORRUPT, TERSE_EINVAL (i out
  * of range), TERSE_ENOMEM. */
 int coll_list_index(struct coll_env *env, struct coll *c, uint64_t i, const uint8_t **el,

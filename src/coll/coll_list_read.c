@@ -45,6 +45,41 @@ int coll_list_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size_t
     return store_list_w_finish(&w, out_len);
 }
 
+int coll_list_end_form(struct coll_env *env, struct coll *c, bool left, const uint8_t **form,
+                       size_t *len, uint64_t *n)
+{
+    const struct coll_open *o = left ? &c->head : &c->tail;
+    size_t cap = o->len - (size_t)o->n * REC_OVER + (size_t)o->n * 5 + STORE_LIST_COUNT_MAX;
+    struct store_list_w w;
+    uint8_t *out;
+
+    *form = NULL;
+    *len = 0;
+    *n = o->n;
+    if (o->n == 0) {
+        return TERSE_OK;
+    }
+    out = coll_env_build_buf(env, cap);
+    if (out == NULL) {
+        return TERSE_ENOMEM;
+    }
+    store_list_w_init(&w, out, cap, o->n);
+    /* The head is stored reversed: its last record is the list's first element. */
+    for (size_t at = left ? o->len : 0, k = 0; k < o->n; k++) {
+        const uint8_t *el;
+        size_t el_len, next;
+        int st = left ? coll_rec_before(env, o, at, &next, &el, &el_len)
+                      : coll_rec_at(env, o, at, &next, &el, &el_len);
+        if (st != TERSE_OK) {
+            return st;
+        }
+        store_list_w_push(&w, el, el_len);
+        at = next;
+    }
+    *form = out;
+    return store_list_w_finish(&w, len);
+}
+
 /* ---- iteration ------------------------------------------------------------------------------- */
 
 /* Loads the chunk at it->tit, positioned at element in_chunk. */

@@ -16,6 +16,8 @@
  *   klen varint | key |
  *   [expire_ms i64] | INT: zigzag varint | STR: len varint, stored bytes |
  *   REF: offset varint (file offset of an identical earlier STR's bytes), len varint
+ *   CHUNKED: chunk_bytes varint | chunk_n varint | keep_raw varint | n_chunks varint |
+ *            (count varint | key varint | aux_len varint | aux | len varint | stored) * n
  */
 #ifndef TERSE_PERSIST_INTERNAL_H
 #define TERSE_PERSIST_INTERNAL_H
@@ -50,7 +52,8 @@ enum persist_block_type {
 enum persist_rec_kind {
     PERSIST_REC_INT = 0,
     PERSIST_REC_STR = 1,
-    PERSIST_REC_REF = 2
+    PERSIST_REC_REF = 2,
+    PERSIST_REC_CHUNKED = 3 /* a chunked container, its chunks as held (persist_save_coll.c) */
 };
 
 #define PERSIST_REC_KIND_MASK 3u

@@ -25,6 +25,7 @@
 #include <xxhash.h>
 
 #include "codec/codec_value.h"
+#include "coll/coll_list.h"
 #include "persist/persist_internal.h"
 #include "terse/status.h"
 
@@ -106,6 +107,80 @@ static int compressible_raw(const uint8_t *p, size_t len)
            info.orig_len >= CODEC_RAW_MAX;
 }
 
+/* Largest chunk_bytes and keep_raw a CHUNKED record may give (a list's chunk is 64 KiB at
+ * most, list-compress-depth a small count). */
+#define LOAD_CHUNK_BYTES_MAX ((uint64_t)1 << 20)
+#define LOAD_KEEP_RAW_MAX 65535u
+
+/*
+ * A CHUNKED record's body from *p (after its key and expiry): checks every chunk (pass 1) and,
+ * with a shard, builds the list from its chunks as held and stores it at key.
+ */
+static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t end,
+                        const uint8_t *key, size_t klen, int64_t exp)
+{
+    uint64_t cbytes, cn, keep, n_chunks;
+    size_t p = *pos;
+    struct coll_env *env = NULL;
+    struct coll *c = NULL;
+    bool build;
+    int st = TERSE_OK;
+
+    if (get_varint(r->buf, &p, end, &cbytes) != 0 || cbytes == 0 ||
+        cbytes > LOAD_CHUNK_BYTES_MAX || get_varint(r->buf, &p, end, &cn) != 0 ||
+        cn > UINT32_MAX || get_varint(r->buf, &p, end, &keep) != 0 ||
+        keep > LOAD_KEEP_RAW_MAX || get_varint(r->buf, &p, end, &n_chunks) != 0 ||
+        n_chunks == 0 || n_chunks > end - p) {
+        return bad(r, TERSE_ECORRUPT, p, "bad chunked container header");
+    }
+    build = r->s != NULL && (exp == STORE_NO_EXPIRE || exp > r->now_ms);
+    if (build) {
+        struct coll_list_shape sh = {(uint32_t)cbytes, (uint32_t)cn, (int)keep};
+        env = store_coll_env(r->s);
+        st = coll_list_create(env, &sh, &c);
+        if (st != TERSE_OK) {
+            return bad(r, st, at, "cannot make a chunked list: %s", terse_strerror(st));
+        }
+    }
+    for (uint64_t i = 0; i < n_chunks; i++) {
+        uint64_t count, k, aux, len;
+        struct coll_key ck;
+
+        if (get_varint(r->buf, &p, end, &count) != 0 || count == 0 || count > UINT32_MAX ||
+            get_varint(r->buf, &p, end, &k) != 0 || get_varint(r->buf, &p, end, &aux) != 0 ||
+            aux != 0 || get_varint(r->buf, &p, end, &len) != 0 || len > end - p ||
+            !stored_ok(r->buf + p, len)) {
+            st = bad(r, TERSE_ECORRUPT, p, "bad chunk %llu of a chunked container",
+                     (unsigned long long)i);
+            break;
+        }
+        ck.k = k;
+        ck.aux = 0;
+        if (build && (st = coll_adopt_chunk(env, c, r->buf + p, len, (uint32_t)count, &ck)) !=
+                         TERSE_OK) {
+            st = bad(r, st, p, "cannot load a chunk: %s", terse_strerror(st));
+            break;
+        }
+        p += len;
+    }
+    if (st == TERSE_OK && build) {
+        st = store_set_coll(r->s, db, key, klen, c, exp, r->now_ms);
+        if (st != TERSE_OK) {
+            st = bad(r, st, at, "cannot insert key: %s", terse_strerror(st));
+        } else {
+            c = NULL;
+            r->n_loaded++;
+        }
+    } else if (st == TERSE_OK && r->s != NULL) {
+        r->n_expired++;
+    }
+    if (c != NULL) {
+        coll_destroy(env, c);
+    }
+    *pos = p;
+    return st;
+}
+
 static int insert(struct reader *r, int db, const uint8_t *key, size_t klen, unsigned flags,
                   int64_t v, const uint8_t *val, size_t vlen, int64_t exp, uint64_t at)
 {
@@ -146,7 +221,10 @@ static int read_record(struct reader *r, int db, size_t *pos, size_t end)
 
     flags = r->buf[p++];
     kind = flags & PERSIST_REC_KIND_MASK;
-    if ((flags & ~PERSIST_REC_FLAGS_KNOWN) != 0 || kind > PERSIST_REC_REF ||
+    if ((flags & ~PERSIST_REC_FLAGS_KNOWN) != 0 ||
+        (kind == PERSIST_REC_CHUNKED &&
+         (flags & (PERSIST_REC_RAW | PERSIST_REC_TYPE_MASK)) !=
+             ((unsigned)STORE_TYPE_LIST << PERSIST_REC_TYPE_SHIFT)) ||
         (kind == PERSIST_REC_INT && (flags & (PERSIST_REC_RAW | PERSIST_REC_TYPE_MASK))) ||
         ((flags & PERSIST_REC_RAW) && (flags & PERSIST_REC_TYPE_MASK)) ||
         ((flags & PERSIST_REC_TYPE_MASK) >> PERSIST_REC_TYPE_SHIFT) > STORE_TYPE_MAX) {
@@ -166,6 +244,14 @@ static int read_record(struct reader *r, int db, size_t *pos, size_t end)
             return bad(r, TERSE_ECORRUPT, p, "negative expiry time");
         }
         p += 8;
+    }
+    if (kind == PERSIST_REC_CHUNKED) {
+        int st = read_chunked(r, db, at, &p, end, key, klen, exp);
+        if (st == TERSE_OK) {
+            *pos = p;
+            r->n_records++;
+        }
+        return st;
     }
     if (kind == PERSIST_REC_INT) {
         if (get_varint(r->buf, &p, end, &u) != 0) {

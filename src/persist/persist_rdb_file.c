@@ -54,6 +54,16 @@ static void file_fail(struct file_ctx *f, int st, const char *why, const uint8_t
     }
 }
 
+static void write_expiry(struct file_ctx *f, int64_t exp)
+{
+    if (exp != STORE_NO_EXPIRE) {
+        uint8_t b[9];
+        b[0] = RDB_OPCODE_EXPIRETIME_MS;
+        rdb_put_le(b + 1, (uint64_t)exp, 8);
+        rdb_w_put(&f->w, b, sizeof(b));
+    }
+}
+
 static void save_key(void *arg, const struct store_entry *e)
 {
     struct file_ctx *f = arg;
@@ -69,6 +79,18 @@ static void save_key(void *arg, const struct store_entry *e)
     if (store_entry_enc(e) == STORE_ENC_INT) {
         v.is_int = 1;
         v.ival = store_entry_int(e);
+    } else if (store_entry_enc(e) == STORE_ENC_COLL && v.type == STORE_TYPE_LIST) {
+        /* Streamed chunk by chunk: no buffer of the whole list. */
+        write_expiry(f, exp);
+        st = rdb_write_list_coll(&f->w, key, klen, store_coll_env(f->shard),
+                                 store_entry_coll(e));
+        if (st != TERSE_OK) {
+            file_fail(f, st, st == TERSE_EIO ? "write failed" : "a value failed to decode",
+                      key, klen);
+            return;
+        }
+        f->n_keys++;
+        return;
     } else if (store_entry_enc(e) == STORE_ENC_COLL) {
         struct coll *co = store_entry_coll(e);
         size_t need = coll_form_size(co);
@@ -101,12 +123,7 @@ static void save_key(void *arg, const struct store_entry *e)
         }
         v.p = f->dec.p;
     }
-    if (exp != STORE_NO_EXPIRE) {
-        uint8_t b[9];
-        b[0] = RDB_OPCODE_EXPIRETIME_MS;
-        rdb_put_le(b + 1, (uint64_t)exp, 8);
-        rdb_w_put(&f->w, b, sizeof(b));
-    }
+    write_expiry(f, exp);
     st = rdb_write_object(&f->w, &v, key, klen);
     if (st != TERSE_OK) {
         file_fail(f, st, st == TERSE_EIO ? "write failed" : "a value could not be written",
@@ -158,8 +175,9 @@ int persist_rdb_save_fd(struct store_shard *s, struct codec_ctx *codec, int fd, 
                         struct persist_error *err)
 {
     struct file_ctx f;
-    struct codec_ctx *own = NULL;
+    struct codec_ctx *own = NULL, *env_codec = NULL;
     uint8_t tail[8];
+    bool set_env = false;
 
     memset(&f, 0, sizeof(f));
     f.w.fd = fd;
@@ -181,6 +199,10 @@ int persist_rdb_save_fd(struct store_shard *s, struct codec_ctx *codec, int fd, 
     }
     f.codec = codec;
     f.shard = s;
+    /* Chunks decode with the writer's codec context (its own when the caller gave none). */
+    env_codec = coll_env_codec(store_coll_env(s));
+    coll_env_set_codec(store_coll_env(s), codec);
+    set_env = true;
     write_header(&f.w, now_ms, used_mem, aux);
     for (int db = 0; db < store_shard_n_db(s) && f.st == TERSE_OK; db++) {
         uint64_t cursor = 0;
@@ -206,6 +228,9 @@ int persist_rdb_save_fd(struct store_shard *s, struct codec_ctx *codec, int fd, 
         file_fail(&f, f.w.st, f.w.st == TERSE_EIO ? "write failed" : "out of memory", NULL, 0);
     }
 out:
+    if (set_env) {
+        coll_env_set_codec(store_coll_env(s), env_codec);
+    }
     if (st != NULL) {
         st->n_keys = f.n_keys;
         st->n_dedup = 0;

@@ -30,66 +30,13 @@
 #include <xxhash.h>
 
 #include "persist/persist_internal.h"
+#include "persist/persist_save_coll.h"
+#include "persist/persist_save_internal.h"
 #include "codec/codec_value.h"
-#include "coll/coll_form.h"
 #include "store/store.h"
 #include "terse/status.h"
 
-/* Room past PERSIST_BLOCK_TARGET for the record that crosses it: a record of at most this
- * many bytes is appended to the buffer; a larger one gets a streamed block of its own. */
-#define SAVE_SMALL_RECORD_MAX ((size_t)64 * 1024)
-#define SAVE_BUF_CAP                                                                             \
-    (PERSIST_BLOCK_HEADER_LEN + PERSIST_BLOCK_TARGET + SAVE_SMALL_RECORD_MAX +                   \
-     PERSIST_BLOCK_TRAILER_LEN)
-/* Bytes of a record before its key and before its value: flags, varints, expiry. */
-#define SAVE_PREFIX_MAX (1 + PERSIST_VARINT_MAX)
-#define SAVE_MIDDLE_MAX (8 + 2 * PERSIST_VARINT_MAX)
-
-struct dedup_slot {
-    uint64_t hash;     /* xxh3_64 of the stored bytes; slot empty when p == NULL */
-    uint64_t off;      /* file offset of the first copy's bytes */
-    const uint8_t *p;  /* borrowed: the first copy in the store (frozen during the save) */
-    size_t len;        /* its length */
-};
-
-struct writer {
-    int fd;
-    const terse_allocator *alloc;
-    uint8_t *buf;                /* the block being built: header, then records */
-    size_t len;                  /* bytes of buf filled (header included) */
-    uint32_t n_records;          /* records in the block being built */
-    int db;                      /* db of the block being built */
-    uint32_t seq;                /* blocks written so far */
-    uint64_t off;                /* file offset of buf[0] */
-    uint64_t n_keys;
-    uint64_t n_dedup;
-    XXH3_state_t file_hash;      /* every byte written */
-    struct dedup_slot *slots;    /* NULL: no deduplication */
-    size_t n_slots, n_used;      /* n_slots is a power of two */
-    int64_t now_ms;
-    int status;                  /* sticky: first failure */
-    struct persist_error *err;
-    struct store_shard *shard;
-    uint8_t *form;               /* a chunked container's form, then its RAW stored form:
-                                    grown as needed, freed at the end */
-    size_t form_cap;
-};
-
-static void *w_alloc(const terse_allocator *a, size_t n)
-{
-    return a != NULL ? a->alloc(a->opaque, n) : malloc(n);
-}
-
-static void w_free(const terse_allocator *a, void *p)
-{
-    if (a != NULL) {
-        a->free(a->opaque, p);
-    } else {
-        free(p);
-    }
-}
-
-static void fail(struct writer *w, int status, const char *what)
+void persist_w_fail(struct writer *w, int status, const char *what)
 {
     if (w->status != TERSE_OK) {
         return;
@@ -102,7 +49,7 @@ static void fail(struct writer *w, int status, const char *what)
 }
 
 /* Writes n bytes at the end of the file and feeds the whole-file hash. */
-static void write_out(struct writer *w, const void *p, size_t n)
+void persist_w_out(struct writer *w, const void *p, size_t n)
 {
     const uint8_t *b = p;
     size_t done = 0;
@@ -119,14 +66,14 @@ static void write_out(struct writer *w, const void *p, size_t n)
         if (k <= 0) {
             char why[PERSIST_REASON_CAP];
             snprintf(why, sizeof(why), "write failed: %s", k < 0 ? strerror(errno) : "no space");
-            fail(w, TERSE_EIO, why);
+            persist_w_fail(w, TERSE_EIO, why);
             return;
         }
         done += (size_t)k;
     }
 }
 
-static void block_header(uint8_t *h, enum persist_block_type type, uint32_t seq, int db,
+void persist_w_block_header(uint8_t *h, enum persist_block_type type, uint32_t seq, int db,
                          uint32_t n_records, uint64_t payload_len)
 {
     h[0] = (uint8_t)type;
@@ -139,16 +86,16 @@ static void block_header(uint8_t *h, enum persist_block_type type, uint32_t seq,
 }
 
 /* Closes the block being built (if it holds records) and writes it. */
-static void flush_block(struct writer *w)
+void persist_w_flush(struct writer *w)
 {
     size_t payload = w->len - PERSIST_BLOCK_HEADER_LEN;
 
     if (w->n_records == 0) {
         return;
     }
-    block_header(w->buf, PERSIST_BLOCK_DATA, w->seq, w->db, w->n_records, payload);
+    persist_w_block_header(w->buf, PERSIST_BLOCK_DATA, w->seq, w->db, w->n_records, payload);
     persist_put_u64(w->buf + w->len, XXH3_64bits(w->buf, w->len));
-    write_out(w, w->buf, w->len + PERSIST_BLOCK_TRAILER_LEN);
+    persist_w_out(w, w->buf, w->len + PERSIST_BLOCK_TRAILER_LEN);
     w->off += w->len + PERSIST_BLOCK_TRAILER_LEN;
     w->seq++;
     w->len = PERSIST_BLOCK_HEADER_LEN;
@@ -216,53 +163,24 @@ static void write_big_record(struct writer *w, const uint8_t *pre, size_t pre_le
     uint64_t payload = (uint64_t)pre_len + klen + mid_len + vlen;
     XXH3_state_t bh;
 
-    flush_block(w);
+    persist_w_flush(w);
     XXH3_INITSTATE(&bh);
     XXH3_64bits_reset(&bh);
-    block_header(h, PERSIST_BLOCK_DATA, w->seq, w->db, 1, payload);
+    persist_w_block_header(h, PERSIST_BLOCK_DATA, w->seq, w->db, 1, payload);
     XXH3_64bits_update(&bh, h, sizeof(h));
     XXH3_64bits_update(&bh, pre, pre_len);
     XXH3_64bits_update(&bh, key, klen);
     XXH3_64bits_update(&bh, mid, mid_len);
     XXH3_64bits_update(&bh, val, vlen);
     persist_put_u64(t, XXH3_64bits_digest(&bh));
-    write_out(w, h, sizeof(h));
-    write_out(w, pre, pre_len);
-    write_out(w, key, klen);
-    write_out(w, mid, mid_len);
-    write_out(w, val, vlen);
-    write_out(w, t, sizeof(t));
+    persist_w_out(w, h, sizeof(h));
+    persist_w_out(w, pre, pre_len);
+    persist_w_out(w, key, klen);
+    persist_w_out(w, mid, mid_len);
+    persist_w_out(w, val, vlen);
+    persist_w_out(w, t, sizeof(t));
     w->off += sizeof(h) + payload + sizeof(t);
     w->seq++;
-}
-
-/* The RAW stored form of a chunked container's whole form, in w->form. */
-static int coll_value(struct writer *w, struct coll *c, const uint8_t **val, size_t *vlen)
-{
-    size_t n = coll_form_size(c), bound = codec_value_bound(n), len = 0;
-    int st;
-
-    if (n + bound > w->form_cap) {
-        w_free(w->alloc, w->form);
-        w->form_cap = n + bound;
-        w->form = w_alloc(w->alloc, w->form_cap);
-        if (w->form == NULL) {
-            w->form_cap = 0;
-            fail(w, TERSE_ENOMEM, "out of memory");
-            return TERSE_ENOMEM;
-        }
-    }
-    st = coll_to_form(store_coll_env(w->shard), c, w->form, n, &len);
-    if (st == TERSE_OK) {
-        st = codec_value_encode_raw(w->form, len, w->form + n, bound, vlen);
-    }
-    if (st != TERSE_OK) {
-        fail(w, st, st == TERSE_ECORRUPT ? "a chunked value failed its checksum"
-                                         : "a chunked value could not be written");
-        return st;
-    }
-    *val = w->form + n;
-    return TERSE_OK;
 }
 
 static void save_entry(void *arg, const struct store_entry *e)
@@ -282,12 +200,8 @@ static void save_entry(void *arg, const struct store_entry *e)
     if (store_entry_enc(e) == STORE_ENC_INT) {
         kind = PERSIST_REC_INT;
     } else if (store_entry_enc(e) == STORE_ENC_COLL) {
-        /* A chunked container is saved as the one value of its form (RAW: the background
-         * pass compresses it after a load, and the load chunks it again). */
-        if (coll_value(w, store_entry_coll(e), &val, &vlen) != TERSE_OK) {
-            return;
-        }
-        kind = PERSIST_REC_STR;
+        persist_save_coll(w, e); /* a CHUNKED record: its chunks as held */
+        return;
     } else {
         val = store_entry_val(e, &vlen);
         kind = PERSIST_REC_STR;
@@ -350,7 +264,7 @@ static void save_entry(void *arg, const struct store_entry *e)
         w->len += rec_len;
         w->n_records++;
         if (w->len - PERSIST_BLOCK_HEADER_LEN >= PERSIST_BLOCK_TARGET) {
-            flush_block(w);
+            persist_w_flush(w);
         }
     }
     w->n_keys++;
@@ -369,7 +283,7 @@ static void write_header(struct writer *w, int n_db)
     persist_put_u32(h + 12, (uint32_t)n_db);
     persist_put_u64(h + 16, (uint64_t)w->now_ms);
     persist_put_u64(h + 24, XXH3_64bits(h, 24));
-    write_out(w, h, sizeof(h));
+    persist_w_out(w, h, sizeof(h));
     w->off += sizeof(h);
 }
 
@@ -378,13 +292,13 @@ static void write_end(struct writer *w)
     uint8_t b[PERSIST_BLOCK_HEADER_LEN + PERSIST_END_PAYLOAD_LEN + PERSIST_BLOCK_TRAILER_LEN];
     uint8_t *p = b + PERSIST_BLOCK_HEADER_LEN;
 
-    block_header(b, PERSIST_BLOCK_END, w->seq, 0, 0, PERSIST_END_PAYLOAD_LEN);
+    persist_w_block_header(b, PERSIST_BLOCK_END, w->seq, 0, 0, PERSIST_END_PAYLOAD_LEN);
     persist_put_u64(p, w->n_keys);
     persist_put_u64(p + 8, w->seq);
     persist_put_u64(p + 16, XXH3_64bits_digest(&w->file_hash));
     persist_put_u64(p + PERSIST_END_PAYLOAD_LEN,
                     XXH3_64bits(b, PERSIST_BLOCK_HEADER_LEN + PERSIST_END_PAYLOAD_LEN));
-    write_out(w, b, sizeof(b));
+    persist_w_out(w, b, sizeof(b));
     w->off += sizeof(b);
 }
 
@@ -408,7 +322,7 @@ int persist_save_fd(struct store_shard *s, int fd, int64_t now_ms, const terse_a
     }
     w.buf = w_alloc(alloc, SAVE_BUF_CAP);
     if (w.buf == NULL) {
-        fail(&w, TERSE_ENOMEM, "out of memory");
+        persist_w_fail(&w, TERSE_ENOMEM, "out of memory");
         goto out;
     }
     XXH3_INITSTATE(&w.file_hash);
@@ -418,13 +332,13 @@ int persist_save_fd(struct store_shard *s, int fd, int64_t now_ms, const terse_a
     for (int db = 0; db < n_db && w.status == TERSE_OK; db++) {
         uint64_t cursor = 0;
 
-        flush_block(&w); /* blocks hold one db each: the per-db sections */
+        persist_w_flush(&w); /* blocks hold one db each: the per-db sections */
         w.db = db;
         do {
             cursor = store_scan(s, db, cursor, 1024, now_ms, save_entry, &w);
         } while (cursor != 0 && w.status == TERSE_OK);
     }
-    flush_block(&w);
+    persist_w_flush(&w);
     write_end(&w);
 out:
     if (st != NULL) {
@@ -435,6 +349,7 @@ out:
     w_free(alloc, w.slots);
     w_free(alloc, w.buf);
     w_free(alloc, w.form);
+    w_free(alloc, w.form2);
     return w.status;
 }
 
