@@ -34,7 +34,7 @@
 /* ---- the randomized run ------------------------------------------------------------------ */
 
 struct tally {
-    size_t splits, shrinks, lz4_checks;
+    size_t splits, shrinks, lz4_checks, alone; /* alone: chunks of one element over the size */
 };
 
 /* One random operation on c and the model; phase 0 grows, 1 shrinks. */
@@ -98,7 +98,7 @@ static void random_run(struct fix *f, enum coll_type type, uint32_t chunk, size_
     size_t pool = 4 * hi, waves = 0;
     unsigned phase = 0;
     struct coll_hash_shape sh = {chunk};
-    struct tally t = {0, 0, 0};
+    struct tally t = {0, 0, 0, 0};
     struct coll *c;
 
     hfx_reset(&f->m);
@@ -116,17 +116,23 @@ static void random_run(struct fix *f, enum coll_type type, uint32_t chunk, size_
             (void)coll_compress_step(f->env, 0, NULL, NULL, 0);
             (void)coll_compress_step(f->env, 0, NULL, NULL, 0);
             t.lz4_checks += (size_t)hfx_some_compressed(c);
+            for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it);
+                 coll_tree_next(&it)) {
+                const struct coll_desc *d = coll_tree_desc(&it);
+                t.alone += d->count == 1 && d->raw_len > chunk;
+            }
             hfx_check_all(f, c, &sh);
         }
     }
     hfx_check_all(f, c, &sh);
     print_message("chunk %u %s: %zu waves, %zu splits, %zu chunks gone, %zu checks over LZ4 "
-                  "chunks\n", chunk, type == COLL_SET ? "set" : "hash", waves, t.splits,
-                  t.shrinks, t.lz4_checks);
+                  "chunks, %zu big elements alone\n", chunk, type == COLL_SET ? "set" : "hash",
+                  waves, t.splits, t.shrinks, t.lz4_checks, t.alone);
     assert_true(waves >= 2);
     assert_true(t.splits >= 100);
     assert_true(t.shrinks >= 100);
     assert_true(t.lz4_checks > 0);
+    assert_true(type == COLL_SET || t.alone > 0);
     /* Down to nothing: every chunk leaves, the form is empty, and it grows again. */
     while (f->m.n > 0) {
         assert_int_equal(coll_hash_del(f->env, c, f->m.e[0].f, f->m.e[0].flen), 1);
@@ -193,7 +199,7 @@ static void scan_run(struct fix *f, enum coll_type type, uint32_t chunk, size_t 
 {
     struct coll_hash_shape sh = {chunk};
     struct scan_seen ss = {f, NULL, 500, 0};
-    struct tally t = {0, 0, 0};
+    struct tally t = {0, 0, 0, 0};
     size_t vol_lo = 50, vol_hi = 2000;
     bool grow = true;
     uint64_t cursor = 0, next = 0;

@@ -60,6 +60,7 @@ static void corrupt_run(struct fix *f, bool compress)
     for (size_t i = 0; i < f->m.n; i++) {
         const struct el *e = &f->m.e[i];
         assert_int_equal(coll_hash_get(f->env, c, e->f, e->flen, &v, &vlen), TERSE_ECORRUPT);
+        assert_null(v); /* no view given */
         assert_int_equal(coll_hash_put(f->env, c, e->f, e->flen, e->f, 1, 0, &res),
                          TERSE_ECORRUPT);
         assert_int_equal(coll_hash_del(f->env, c, e->f, e->flen), TERSE_ECORRUPT);
