@@ -315,6 +315,7 @@ int coll_create(struct coll_env *env, enum coll_type type, uint32_t chunk_max, s
     c->type = (uint8_t)type;
     c->chunk_max = chunk_max;
     c->keep_raw = 1;
+    c->seed = env->seed;
     coll_tree_init(&c->tree, &tree_mem);
     c->bytes = core_mem_usable(c);
     env->st.n_colls++;
@@ -458,6 +459,7 @@ int coll_copy(struct coll_env *env, const struct coll *c, struct coll **out)
         return TERSE_ENOMEM;
     }
     d->keep_raw = c->keep_raw;
+    d->seed = c->seed;
     d->chunk_n = c->chunk_n;
     d->count = c->count;
     if (open_copy(d, &d->head, &c->head) != TERSE_OK ||

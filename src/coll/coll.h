@@ -76,6 +76,9 @@ struct coll {
     struct coll *pend_prev, *pend_next; /* the env's pending list, or its lazy-free queue */
     struct coll_open head, tail;        /* lists: the two ends (head stored reversed) */
     int keep_raw;                       /* lists: chunks at each end left uncompressed */
+    uint64_t seed;                      /* hashes and sets: the seed placing their elements
+                                           (coll_hash.h); the env's when made, a copy's or a
+                                           loaded snapshot's own */
 };
 
 /* ---- the environment -------------------------------------------------------------------- */
@@ -96,8 +99,9 @@ void coll_env_destroy(struct coll_env **pp);
 /* The codec context chunks are decoded and compressed with (borrowed, kept until replaced). */
 void coll_env_set_codec(struct coll_env *env, struct codec_ctx *codec);
 struct codec_ctx *coll_env_codec(const struct coll_env *env);
-/* The seed of the hash that places hash fields and set members in chunks (coll_hash.h): one
- * per env, so every set of a shard is cut by the same ranges. Set before any hash or set is
+/* The seed of the hash that places hash fields and set members in chunks (coll_hash.h): the
+ * one every hash or set made from now on keeps (struct coll's seed), so those of a shard are
+ * cut by the same ranges but for copies and loads of others. Set before any hash or set is
  * made (0 until then). */
 void coll_env_set_seed(struct coll_env *env, uint64_t seed);
 uint64_t coll_env_seed(const struct coll_env *env);

@@ -3,6 +3,7 @@
  */
 #include "coll/coll_form.h"
 
+#include "coll/coll_hash.h"
 #include "coll/coll_list.h"
 #include "terse/status.h"
 
@@ -13,6 +14,7 @@ size_t coll_form_size(const struct coll *c)
         return coll_list_form_size(c);
     case COLL_HASH:
     case COLL_SET:
+        return coll_hash_form_size(c);
     case COLL_ZSET:
     case COLL_STREAM:
         break;
@@ -27,6 +29,7 @@ int coll_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size_t cap,
         return coll_list_to_form(env, c, out, cap, len);
     case COLL_HASH:
     case COLL_SET:
+        return coll_hash_to_form(env, c, out, cap, len);
     case COLL_ZSET:
     case COLL_STREAM:
         break;

@@ -158,8 +158,9 @@ static void rec_field(const uint8_t *src, const struct coll_hash_ent *e, const u
     *flen = (size_t)n;
 }
 
-/* Reads every record of form into ents (n of them): TERSE_OK or TERSE_ECORRUPT. */
-static int ents_read(struct coll_env *env, bool set, const uint8_t *form, size_t len,
+/* Reads every record of form into ents (n of them), placed by seed: TERSE_OK or
+ * TERSE_ECORRUPT. */
+static int ents_read(uint64_t seed, bool set, const uint8_t *form, size_t len,
                      struct coll_hash_ent *ents, uint64_t n)
 {
     struct store_hash_it it;
@@ -178,7 +179,7 @@ static int ents_read(struct coll_env *env, bool set, const uint8_t *form, size_t
         if (set && kv.vlen != 0) {
             return TERSE_ECORRUPT;
         }
-        ents[i].h = coll_hash_of(env, kv.f, kv.flen);
+        ents[i].h = coll_hash_seeded(seed, kv.f, kv.flen);
         ents[i].off = (uint32_t)(at - form);
         ents[i].len = (uint32_t)(it.p - at);
         i++;
@@ -274,7 +275,7 @@ int coll_hash_from_form(struct coll_env *env, enum coll_type type, const uint8_t
     if (ents == NULL) {
         return TERSE_ENOMEM;
     }
-    st = ents_read(env, type == COLL_SET, form, len, ents, n);
+    st = ents_read(coll_env_seed(env), type == COLL_SET, form, len, ents, n);
     if (st == TERSE_OK) {
         coll_hash_ents_sort(ents, (size_t)n);
         st = ents_unique(form, ents, (size_t)n);
@@ -308,7 +309,7 @@ int coll_hash_get(struct coll_env *env, struct coll *c, const uint8_t *field, si
     if (c->tree.n_chunks == 0) {
         return 0;
     }
-    coll_hash_seek(c, coll_hash_of(env, field, flen), &it);
+    coll_hash_seek(c, coll_hash_of(c, field, flen), &it);
     st = coll_hash_chunk_open(env, coll_tree_desc(&it), &form, &len, &fit);
     if (st != TERSE_OK) {
         return st;

@@ -3,7 +3,7 @@
  *
  * Every element (a hash's field and its value, a set's member with an empty value) is placed by
  *
- *   h = XXH3_64bits_withSeed(field, flen, coll_env_seed(env))
+ *   h = XXH3_64bits_withSeed(field, flen, c->seed)
  *
  * and the 64-bit hash space is cut into contiguous ranges, one per chunk, in the tree's order:
  *

@@ -191,7 +191,7 @@ static int split(struct coll_env *env, struct coll *c, struct coll_it *it, const
 
         (void)rc;
         assert(rc == 1);
-        e[i].h = coll_hash_of(env, kv.f, kv.flen);
+        e[i].h = coll_hash_of(c, kv.f, kv.flen);
         e[i].off = (uint32_t)(at - form);
         e[i].len = (uint32_t)(fit.p - at);
     }
@@ -277,7 +277,7 @@ int coll_hash_put(struct coll_env *env, struct coll *c, const uint8_t *field, si
         *result = st == TERSE_OK ? COLL_HASH_ADDED : COLL_HASH_UNTOUCHED;
         return st;
     }
-    coll_hash_seek(c, coll_hash_of(env, field, flen), &it);
+    coll_hash_seek(c, coll_hash_of(c, field, flen), &it);
     d = coll_tree_desc(&it);
     st = find(env, d, field, flen, &s);
     if (st != TERSE_OK) {
@@ -430,7 +430,7 @@ int coll_hash_del(struct coll_env *env, struct coll *c, const uint8_t *field, si
     if (c->tree.n_chunks == 0) {
         return 0;
     }
-    coll_hash_seek(c, coll_hash_of(env, field, flen), &it);
+    coll_hash_seek(c, coll_hash_of(c, field, flen), &it);
     d = coll_tree_desc(&it);
     st = find(env, d, field, flen, &s);
     if (st != TERSE_OK || !s.found) {

@@ -36,11 +36,16 @@ struct coll_hash_piece {
     size_t a, b;
 };
 
-/* The element's place in the hash space. */
-static inline uint64_t coll_hash_of(const struct coll_env *env, const uint8_t *f, size_t flen)
+/* An element's place in the hash space of the seed. */
+static inline uint64_t coll_hash_seeded(uint64_t seed, const uint8_t *f, size_t flen)
 {
-    return XXH3_64bits_withSeed(flen != 0 ? (const void *)f : (const void *)"", flen,
-                                coll_env_seed(env));
+    return XXH3_64bits_withSeed(flen != 0 ? (const void *)f : (const void *)"", flen, seed);
+}
+
+/* The element's place in c's hash space. */
+static inline uint64_t coll_hash_of(const struct coll *c, const uint8_t *f, size_t flen)
+{
+    return coll_hash_seeded(c->seed, f, flen);
 }
 
 /* Bytes of a record of a field and a value. */

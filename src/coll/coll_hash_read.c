@@ -133,7 +133,7 @@ int coll_hash_scan(struct coll_env *env, struct coll *c, uint64_t cursor, size_t
             return st;
         }
         while ((rc = store_hash_next(&fit, &kv)) == 1) {
-            if (filter && coll_hash_of(env, kv.f, kv.flen) < cursor) {
+            if (filter && coll_hash_of(c, kv.f, kv.flen) < cursor) {
                 continue;
             }
             st = fn(arg, &kv);
@@ -203,7 +203,7 @@ static int verify_chunk(struct coll_env *env, const struct coll *c, const struct
         return TERSE_ECORRUPT;
     }
     for (uint64_t i = 0; (rc = store_hash_next(&fit, &kv)) == 1; i++) {
-        uint64_t h = coll_hash_of(env, kv.f, kv.flen);
+        uint64_t h = coll_hash_of(c, kv.f, kv.flen);
 
         if (h < d->key.k || (bounded && h >= end) || (c->type == COLL_SET && kv.vlen != 0)) {
             return TERSE_ECORRUPT;

@@ -358,7 +358,8 @@ void core_config_notify_format(int flags, char *buf);
     X("terse-compression", terse_compression, ENUM, "background", 0, 0, compression,              \
       CORE_CONFIG_MUTABLE)                                                                       \
     X("terse-compression-level", terse_compression_level, INT, "4", 0, 12, -,                     \
-      CORE_CONFIG_MUTABLE)
+      CORE_CONFIG_MUTABLE)                                                                       \
+    X("terse-chunk-bytes", terse_chunk_bytes, MEM, "4096", 64, 65536, -, CORE_CONFIG_MUTABLE)
 
 /*
  * Other names of an option, as Redis 7.0 still accepts its pre-7.0 spellings. Row:

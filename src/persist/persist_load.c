@@ -25,6 +25,7 @@
 #include <xxhash.h>
 
 #include "codec/codec_value.h"
+#include "coll/coll_hash.h"
 #include "coll/coll_list.h"
 #include "persist/persist_internal.h"
 #include "terse/status.h"
@@ -112,34 +113,69 @@ static int compressible_raw(const uint8_t *p, size_t len)
 #define LOAD_CHUNK_BYTES_MAX ((uint64_t)1 << 20)
 #define LOAD_KEEP_RAW_MAX 65535u
 
-/*
- * A CHUNKED record's body from *p (after its key and expiry): checks every chunk (pass 1) and,
- * with a shard, builds the list from its chunks as held and stores it at key.
- */
-static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t end,
-                        const uint8_t *key, size_t klen, int64_t exp)
+/* Whether a CHUNKED record's flags name a type held in chunks: a list, a hash or a set. */
+static bool chunked_type(unsigned flags)
 {
-    uint64_t cbytes, cn, keep, n_chunks;
+    unsigned t = (flags & PERSIST_REC_TYPE_MASK) >> PERSIST_REC_TYPE_SHIFT;
+
+    return t == STORE_TYPE_LIST || t == STORE_TYPE_HASH || t == STORE_TYPE_SET;
+}
+
+/* A new empty container of type for a CHUNKED record's header (cbytes, shape_a, shape_b as
+ * persist_save_coll.c writes them): TERSE_OK (*out), TERSE_ECORRUPT (a shape no save writes),
+ * TERSE_ENOMEM. */
+static int chunked_create(struct coll_env *env, enum store_type type, uint64_t cbytes,
+                          uint64_t shape_a, uint64_t shape_b, struct coll **out)
+{
+    *out = NULL;
+    if (type == STORE_TYPE_LIST) {
+        struct coll_list_shape sh = {(uint32_t)cbytes, (uint32_t)shape_a, (int)shape_b};
+        if (shape_a > UINT32_MAX || shape_b > LOAD_KEEP_RAW_MAX) {
+            return TERSE_ECORRUPT;
+        }
+        return coll_list_create(env, &sh, out);
+    } else {
+        struct coll_hash_shape sh = {(uint32_t)cbytes};
+        int st;
+        if (shape_b != 0) {
+            return TERSE_ECORRUPT;
+        }
+        st = coll_hash_create(env, type == STORE_TYPE_HASH ? COLL_HASH : COLL_SET, &sh, out);
+        if (st == TERSE_OK) {
+            (*out)->seed = shape_a; /* its chunks' ranges are of the saved seed's hash space */
+        }
+        return st;
+    }
+}
+
+/* A CHUNKED record's body from *pos (after its key and expiry; docs/formats/snapshot.md):
+ * checks every chunk (pass 1) and, with a shard, builds the container from its chunks' stored
+ * bytes as held, nothing decoded (a chunk's checksum is checked when it is read), and stores it
+ * at key. A hash's or set's chunk keys must be the increasing low bounds of ranges from 0. */
+static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t end,
+                        enum store_type type, const uint8_t *key, size_t klen, int64_t exp)
+{
+    uint64_t cbytes, shape_a, shape_b, n_chunks, last_k = 0;
     size_t p = *pos;
     struct coll_env *env = NULL;
     struct coll *c = NULL;
-    bool build;
+    bool build, ranged = type != STORE_TYPE_LIST;
     int st = TERSE_OK;
 
     if (get_varint(r->buf, &p, end, &cbytes) != 0 || cbytes == 0 ||
-        cbytes > LOAD_CHUNK_BYTES_MAX || get_varint(r->buf, &p, end, &cn) != 0 ||
-        cn > UINT32_MAX || get_varint(r->buf, &p, end, &keep) != 0 ||
-        keep > LOAD_KEEP_RAW_MAX || get_varint(r->buf, &p, end, &n_chunks) != 0 ||
+        cbytes > LOAD_CHUNK_BYTES_MAX || get_varint(r->buf, &p, end, &shape_a) != 0 ||
+        get_varint(r->buf, &p, end, &shape_b) != 0 ||
+        (type == STORE_TYPE_LIST && (shape_a > UINT32_MAX || shape_b > LOAD_KEEP_RAW_MAX)) ||
+        (ranged && shape_b != 0) || get_varint(r->buf, &p, end, &n_chunks) != 0 ||
         n_chunks == 0 || n_chunks > end - p) {
         return bad(r, TERSE_ECORRUPT, p, "bad chunked container header");
     }
     build = r->s != NULL && (exp == STORE_NO_EXPIRE || exp > r->now_ms);
     if (build) {
-        struct coll_list_shape sh = {(uint32_t)cbytes, (uint32_t)cn, (int)keep};
         env = store_coll_env(r->s);
-        st = coll_list_create(env, &sh, &c);
+        st = chunked_create(env, type, cbytes, shape_a, shape_b, &c);
         if (st != TERSE_OK) {
-            return bad(r, st, at, "cannot make a chunked list: %s", terse_strerror(st));
+            return bad(r, st, at, "cannot make a chunked container: %s", terse_strerror(st));
         }
     }
     for (uint64_t i = 0; i < n_chunks; i++) {
@@ -147,13 +183,16 @@ static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t
         struct coll_key ck;
 
         if (get_varint(r->buf, &p, end, &count) != 0 || count == 0 || count > UINT32_MAX ||
-            get_varint(r->buf, &p, end, &k) != 0 || get_varint(r->buf, &p, end, &aux) != 0 ||
-            aux != 0 || get_varint(r->buf, &p, end, &len) != 0 || len > end - p ||
+            get_varint(r->buf, &p, end, &k) != 0 ||
+            (ranged && (i == 0 ? k != 0 : k <= last_k)) ||
+            get_varint(r->buf, &p, end, &aux) != 0 || aux != 0 ||
+            get_varint(r->buf, &p, end, &len) != 0 || len > end - p ||
             !stored_ok(r->buf + p, len)) {
             st = bad(r, TERSE_ECORRUPT, p, "bad chunk %llu of a chunked container",
                      (unsigned long long)i);
             break;
         }
+        last_k = k;
         ck.k = k;
         ck.aux = 0;
         if (build && (st = coll_adopt_chunk(env, c, r->buf + p, len, (uint32_t)count, &ck)) !=
@@ -223,8 +262,7 @@ static int read_record(struct reader *r, int db, size_t *pos, size_t end)
     kind = flags & PERSIST_REC_KIND_MASK;
     if ((flags & ~PERSIST_REC_FLAGS_KNOWN) != 0 ||
         (kind == PERSIST_REC_CHUNKED &&
-         (flags & (PERSIST_REC_RAW | PERSIST_REC_TYPE_MASK)) !=
-             ((unsigned)STORE_TYPE_LIST << PERSIST_REC_TYPE_SHIFT)) ||
+         ((flags & PERSIST_REC_RAW) || !chunked_type(flags))) ||
         (kind == PERSIST_REC_INT && (flags & (PERSIST_REC_RAW | PERSIST_REC_TYPE_MASK))) ||
         ((flags & PERSIST_REC_RAW) && (flags & PERSIST_REC_TYPE_MASK)) ||
         ((flags & PERSIST_REC_TYPE_MASK) >> PERSIST_REC_TYPE_SHIFT) > STORE_TYPE_MAX) {
@@ -246,7 +284,10 @@ static int read_record(struct reader *r, int db, size_t *pos, size_t end)
         p += 8;
     }
     if (kind == PERSIST_REC_CHUNKED) {
-        int st = read_chunked(r, db, at, &p, end, key, klen, exp);
+        int st = read_chunked(r, db, at, &p, end,
+                              (enum store_type)((flags & PERSIST_REC_TYPE_MASK) >>
+                                                PERSIST_REC_TYPE_SHIFT),
+                              key, klen, exp);
         if (st == TERSE_OK) {
             *pos = p;
             r->n_records++;

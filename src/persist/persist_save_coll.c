@@ -3,10 +3,12 @@
  * chunks written as held: RAW, LZ4 or zstd bytes copied from the store, nothing decoded.
  *
  *   rflags (kind CHUNKED | expiry | type) | klen varint | key | [expire_ms] |
- *   chunk_bytes varint | chunk_n varint | keep_raw varint | n_chunks varint |
+ *   chunk_bytes varint | shape_a varint | shape_b varint | n_chunks varint |
  *   n_chunks * ( count varint | key varint | aux_len varint | aux | len varint | stored )
  *
- * A list's open ends are written as RAW chunks of their own (built in the writer's two form
+ * shape_a and shape_b are a list's chunk_n and keep_raw, a hash's or set's seed and 0: its
+ * chunks' keys are the low bounds of ranges of that seed's hash space (coll_hash.h), so the
+ * load keeps the seed with them. A list's open ends are written as RAW chunks of their own (built in the writer's two form
  * buffers, each at most about one and a half chunks), first and last; the load makes every
  * one a chunk of the tree. A record of more than SAVE_SMALL_RECORD_MAX bytes is a DATA block
  * of its own, streamed piece by piece with its checksum computed as it goes: the extra memory
@@ -146,13 +148,23 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
     struct coll_it it;
     int st;
 
-    if (store_entry_type(e) != STORE_TYPE_LIST) {
+    enum store_type type = store_entry_type(e);
+    uint64_t shape_a, shape_b;
+
+    if (type == STORE_TYPE_LIST) {
+        shape_a = c->chunk_n;
+        shape_b = (uint64_t)c->keep_raw;
+        st = end_stored(w, c, true, &w->form, &w->form_cap, &hlen, &hn);
+        if (st == TERSE_OK) {
+            st = end_stored(w, c, false, &w->form2, &w->form2_cap, &tlen, &tn);
+        }
+    } else if (type == STORE_TYPE_HASH || type == STORE_TYPE_SET) {
+        shape_a = c->seed; /* the chunks' ranges are of this seed's hash space */
+        shape_b = 0;
+        st = TERSE_OK;
+    } else {
         persist_w_fail(w, TERSE_EINVAL, "a chunked container of a type snapshots cannot hold");
         return;
-    }
-    st = end_stored(w, c, true, &w->form, &w->form_cap, &hlen, &hn);
-    if (st == TERSE_OK) {
-        st = end_stored(w, c, false, &w->form2, &w->form2_cap, &tlen, &tn);
     }
     if (st != TERSE_OK) {
         persist_w_fail(w, st, st == TERSE_ECORRUPT ? "a chunked value failed its checksum"
@@ -160,11 +172,11 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
         return;
     }
     n_chunks = c->tree.n_chunks + (hn > 0) + (tn > 0);
-    flags = (uint8_t)(PERSIST_REC_CHUNKED | ((unsigned)STORE_TYPE_LIST << PERSIST_REC_TYPE_SHIFT) |
+    flags = (uint8_t)(PERSIST_REC_CHUNKED | ((unsigned)type << PERSIST_REC_TYPE_SHIFT) |
                       (exp != STORE_NO_EXPIRE ? PERSIST_REC_EXPIRE : 0u));
     payload = 1 + varint_len(klen) + klen + (exp != STORE_NO_EXPIRE ? 8 : 0) +
-              varint_len(c->chunk_max) + varint_len(c->chunk_n) +
-              varint_len((uint64_t)c->keep_raw) + varint_len(n_chunks);
+              varint_len(c->chunk_max) + varint_len(shape_a) + varint_len(shape_b) +
+              varint_len(n_chunks);
     if (hn > 0) {
         payload += chunk_rec_len(hn, 0, hlen);
     }
@@ -185,8 +197,8 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
         rec_put(&o, b, 8);
     }
     rec_varint(&o, c->chunk_max);
-    rec_varint(&o, c->chunk_n);
-    rec_varint(&o, (uint64_t)c->keep_raw);
+    rec_varint(&o, shape_a);
+    rec_varint(&o, shape_b);
     rec_varint(&o, n_chunks);
     if (hn > 0) {
         put_chunk(&o, hn, 0, w->form, hlen);

@@ -398,6 +398,9 @@ struct cmd_settings {
      * Redis's safety limit), list_keep_raw chunks at each end kept uncompressed
      * (list-compress-depth - 1, the open ends being the first). 0: the defaults
      * (cmd_list_shape). */
+    /* Hashes, sets: a hashtable-encoded one whose form passes coll_chunk_bytes is chunked
+     * (terse-chunk-bytes, 4 KiB), back to one value under a quarter of that. */
+    uint32_t coll_chunk_bytes;
     uint32_t list_chunk_max;
     uint32_t list_chunk_n;
     int list_keep_raw;

@@ -7,6 +7,8 @@
  */
 #include "cmd/core/cmd_elems.h"
 
+#include "cmd/core/cmd_elems_coll.h"
+
 #include <limits.h>
 
 #include "cmd/core/cmd_util.h"
@@ -99,6 +101,10 @@ static int read_open(struct cmd_call *c, enum store_type type, const struct stor
     if (cmd_value_read_form(c, &c->argv[1], type, 0, e, form, len) != 0) {
         return -1;
     }
+    if (cmd_elems_coll_of(*e) != NULL) {
+        *n = coll_count(cmd_elems_coll_of(*e));
+        return 0;
+    }
     if (*e != NULL && (st = store_hash_open(*form, *len, it, n)) != TERSE_OK) {
         cmd_value_reply_bad(c, &c->argv[1], st);
         return -1;
@@ -126,6 +132,10 @@ void cmd_elems_find_each(struct cmd_call *c, enum store_type type, bool with_val
     size_t len, mark;
 
     if (cmd_value_read_form(c, &c->argv[1], type, 0, &e, &form, &len) != 0) {
+        return;
+    }
+    if (cmd_elems_coll_of(e) != NULL) {
+        cmd_elems_coll_find_each(c, cmd_elems_coll_of(e), with_values);
         return;
     }
     mark = c->out->len;
@@ -173,6 +183,13 @@ void cmd_elems_all(struct cmd_call *c, enum store_type type, enum cmd_elems_all_
     if (e == NULL) {
         return;
     }
+    if (cmd_elems_coll_of(e) != NULL) {
+        st = cmd_elems_coll_all(c, cmd_elems_coll_of(e), fields, values);
+        if (st < 0) {
+            cmd_elems_withdraw(c, mark, st);
+        }
+        return;
+    }
     while ((st = store_hash_next(&it, &kv)) == 1) {
         if (fields) {
             resp_write_bulk(c->out, kv.f, kv.flen);
@@ -202,10 +219,12 @@ static void write_scan_value(struct cmd_call *c, const struct store_hash_kv *kv,
     }
 }
 
-/* The MATCH and COUNT options from argv[3]: *pat NULL for none (or "*"). -1 when it replied. */
-static int scan_opts_or_reply(struct cmd_call *c, const uint8_t **pat, size_t *pat_len)
+/* The MATCH and COUNT options from argv[3]: *pat NULL for none (or "*"), *count (10 by
+ * default). -1 when it replied. */
+static int scan_opts_or_reply(struct cmd_call *c, const uint8_t **pat, size_t *pat_len,
+                              long long *count_out)
 {
-    long long count;
+    long long count = 10;
 
     *pat = NULL;
     *pat_len = 0;
@@ -229,6 +248,7 @@ static int scan_opts_or_reply(struct cmd_call *c, const uint8_t **pat, size_t *p
             return -1;
         }
     }
+    *count_out = count;
     return 0;
 }
 
@@ -240,6 +260,7 @@ void cmd_elems_scan(struct cmd_call *c, enum store_type type, enum cmd_elems_val
     struct store_hash_it it;
     struct store_hash_kv kv;
     uint64_t cursor, n;
+    long long count = 10;
     int st;
 
     if (!cmd_scan_parse_cursor(c->argv[2].p, c->argv[2].len, &cursor)) {
@@ -249,7 +270,13 @@ void cmd_elems_scan(struct cmd_call *c, enum store_type type, enum cmd_elems_val
     if (cmd_value_read_form(c, &c->argv[1], type, 0, &e, &form, &len) != 0) {
         return;
     }
-    if (e != NULL && scan_opts_or_reply(c, &pat, &pat_len) != 0) {
+    if (e != NULL && scan_opts_or_reply(c, &pat, &pat_len, &count) != 0) {
+        return;
+    }
+    if (cmd_elems_coll_of(e) != NULL) {
+        /* A chunked one: incremental, the cursor a hash value (COUNT a hint, as Redis's). */
+        cmd_elems_coll_scan(c, cmd_elems_coll_of(e), cursor, (size_t)count, pat, pat_len,
+                            vals != CMD_ELEMS_VAL_NONE);
         return;
     }
     mark = c->out->len;

@@ -6,15 +6,14 @@
  * checksummed like a string, verified on every read. A write decodes the form into scratch,
  * builds the next form in scratch2 (store_hash_edit), encodes that into scratch and stores it
  * in place of the old entry. So a write costs time in proportion to the hash's size, as
- * Redis's listpack encoding does (which Redis uses up to 512 fields by default); a hash of
- * many thousands of fields is rewritten whole by every write. A chunked encoding for those is
- * not built yet (README).
+ * Redis's listpack encoding does (which Redis uses up to 512 fields by default).
  *
  * OBJECT ENCODING answers what Redis would hold: "listpack" until the hash has more than
  * hash-max-listpack-entries fields or a write brings a field or value longer than
  * hash-max-listpack-value bytes, then "hashtable" for good (the entry's raw mark; Redis never
  * converts back either, except when it loads the hash from a snapshot:
- * cmd_value_after_load).
+ * cmd_value_after_load). A hashtable-encoded hash whose form passes terse-chunk-bytes is held
+ * in chunks instead (cmd_elems_coll.h): a write then costs the one chunk its field is in.
  *
  * Buffers: scratch, scratch2 and scratch3 belong to the cmd_server (cmd_value.h) and hold
  * nothing between commands; the field/value pairs of a write are slices of the request and
@@ -27,6 +26,7 @@
 #include <stdbool.h>
 
 #include "cmd/core/cmd_elems.h"
+#include "cmd/core/cmd_elems_coll.h"
 #include "cmd/mech/cmd_change.h"
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
@@ -74,7 +74,8 @@ static bool pairs_too_long(const struct cmd_server *srv, const struct store_hash
 
 const char *cmd_hash_encoding(const struct store_entry *e)
 {
-    return store_entry_is_raw(e) ? "hashtable" : "listpack";
+    return store_entry_is_raw(e) || store_entry_enc(e) == STORE_ENC_COLL ? "hashtable"
+                                                                         : "listpack";
 }
 
 /* Whether a listpack cannot hold the pair (cmd_elems_form_is_table's test). */
@@ -140,9 +141,35 @@ static int hash_apply(struct cmd_call *c, const struct store_entry *old, const u
     if (st != TERSE_OK) {
         return st;
     }
+    if (cmd_elems_wants_chunks(c->srv, hash_is_table(c, old, n_fields, set, n), out_len)) {
+        return cmd_elems_coll_store_form(c, key, STORE_TYPE_HASH, out_len);
+    }
     return cmd_value_store_form(c, c->cl->db, key, STORE_TYPE_HASH, out_len,
                                 hash_is_table(c, old, n_fields, set, n) ? (unsigned)STORE_SET_RAW
                                                                         : 0u);
+}
+
+/* The n pairs written to a chunked hash in turn, under flags (COLL_HASH_NX...): *added new
+ * fields. The store hears of the edit when anything changed. TERSE_OK or a status (the pairs
+ * before the failing one stay written). */
+static int coll_put_pairs(struct cmd_call *c, struct coll *co, const struct store_hash_kv *kv,
+                          size_t n, unsigned flags, size_t *added)
+{
+    struct coll_env *env = cmd_coll_env(c, &c->argv[1]);
+    size_t changed = 0;
+    int st = TERSE_OK;
+
+    *added = 0;
+    for (size_t i = 0; i < n && st == TERSE_OK; i++) {
+        enum coll_hash_result r = COLL_HASH_UNTOUCHED;
+        st = coll_hash_put(env, co, kv[i].f, kv[i].flen, kv[i].v, kv[i].vlen, flags, &r);
+        *added += r == COLL_HASH_ADDED;
+        changed += r != COLL_HASH_UNTOUCHED;
+    }
+    if (changed > 0) {
+        cmd_coll_edited(c, &c->argv[1]);
+    }
+    return st;
 }
 
 /* HSET and HMSET: key field value [field value ...]; reply is the new-field count or +OK. */
@@ -167,7 +194,9 @@ static void hash_set_pairs(struct cmd_call *c, bool ok_reply)
         cmd_reply_status(c, TERSE_ENOMEM);
         return;
     }
-    st = hash_apply(c, e, form, len, kv, n, NULL, 0, &added, &removed);
+    st = cmd_elems_coll_of(e) != NULL
+             ? coll_put_pairs(c, cmd_elems_coll_of(e), kv, n, 0, &added)
+             : hash_apply(c, e, form, len, kv, n, NULL, 0, &added, &removed);
     if (st != TERSE_OK) {
         cmd_hash_reply_bad(c, st);
         return;
@@ -201,6 +230,18 @@ static void hash_hsetnx(struct cmd_call *c)
     int st;
 
     if (hash_read_for_write(c, &e, &form, &len) != 0) {
+        return;
+    }
+    if (cmd_elems_coll_of(e) != NULL) {
+        st = coll_put_pairs(c, cmd_elems_coll_of(e), &kv, 1, COLL_HASH_NX, &added);
+        if (st != TERSE_OK) {
+            cmd_hash_reply_bad(c, st);
+            return;
+        }
+        if (added > 0) {
+            cmd_changed(c, CMD_NOTIFY_HASH, "hset", &c->argv[1]);
+        }
+        resp_write_int(c->out, (long long)added);
         return;
     }
     if (e != NULL) {
@@ -244,7 +285,21 @@ static void hash_hdel(struct cmd_call *c)
         cmd_reply_status(c, TERSE_ENOMEM);
         return;
     }
-    st = hash_apply(c, e, form, len, NULL, 0, del, m, &added, &removed);
+    if (cmd_elems_coll_of(e) != NULL) {
+        struct coll *co = cmd_elems_coll_of(e);
+        st = TERSE_OK;
+        for (size_t i = 0; i < m && st == TERSE_OK; i++) {
+            st = coll_hash_del(cmd_coll_env(c, &c->argv[1]), co, del[i].f, del[i].flen);
+            removed += st == 1;
+            st = st < 0 ? st : TERSE_OK;
+        }
+        if (removed > 0) {
+            int st2 = cmd_elems_coll_settle(c, &c->argv[1], STORE_TYPE_HASH, co);
+            st = st != TERSE_OK ? st : st2;
+        }
+    } else {
+        st = hash_apply(c, e, form, len, NULL, 0, del, m, &added, &removed);
+    }
     if (st != TERSE_OK) {
         cmd_hash_reply_bad(c, st);
         return;
@@ -271,6 +326,16 @@ static int incr_field(struct cmd_call *c, const struct store_entry **e, const ui
     if (*e == NULL) {
         return 0;
     }
+    if (cmd_elems_coll_of(*e) != NULL) {
+        st = coll_hash_get(cmd_coll_env(c, &c->argv[1]), cmd_elems_coll_of(*e), c->argv[2].p,
+                           c->argv[2].len, &cur->v, &cur->vlen);
+        if (st < 0) {
+            cmd_hash_reply_bad(c, st);
+            return -1;
+        }
+        *found = st == 1;
+        return 0;
+    }
     st = store_hash_find(*form, *len, c->argv[2].p, c->argv[2].len, cur);
     if (st < 0) {
         cmd_hash_reply_bad(c, st);
@@ -286,7 +351,9 @@ static int incr_store(struct cmd_call *c, const struct store_entry *e, const uin
 {
     struct store_hash_kv kv = {c->argv[2].p, c->argv[2].len, (const uint8_t *)text, text_len};
     size_t added = 0, removed = 0;
-    int st = hash_apply(c, e, form, len, &kv, 1, NULL, 0, &added, &removed);
+    int st = cmd_elems_coll_of(e) != NULL
+                 ? coll_put_pairs(c, cmd_elems_coll_of(e), &kv, 1, 0, &added)
+                 : hash_apply(c, e, form, len, &kv, 1, NULL, 0, &added, &removed);
 
     if (st != TERSE_OK) {
         cmd_hash_reply_bad(c, st);

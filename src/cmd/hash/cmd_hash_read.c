@@ -13,6 +13,8 @@
 #include <stdbool.h>
 
 #include "cmd/core/cmd_elems.h"
+#include "cmd/core/cmd_elems_coll.h"
+#include "cmd/core/cmd_lookup.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
 
@@ -34,6 +36,17 @@ static int find_arg_field(struct cmd_call *c, struct store_hash_kv *kv)
     }
     if (e == NULL) {
         return 0;
+    }
+    if (cmd_elems_coll_of(e) != NULL) {
+        kv->f = c->argv[2].p;
+        kv->flen = c->argv[2].len;
+        st = coll_hash_get(cmd_coll_env(c, &c->argv[1]), cmd_elems_coll_of(e), kv->f, kv->flen,
+                           &kv->v, &kv->vlen);
+        if (st < 0) {
+            cmd_hash_reply_bad(c, st);
+            return -1;
+        }
+        return st;
     }
     st = store_hash_find(form, len, c->argv[2].p, c->argv[2].len, kv);
     if (st < 0) {
@@ -126,6 +139,11 @@ void cmd_hash_hrandfield(struct cmd_call *c)
     }
     if (e == NULL) {
         cmd_elems_rand_reply_none(c, c->argc >= 3);
+        return;
+    }
+    if (cmd_elems_coll_of(e) != NULL) {
+        cmd_elems_coll_rand_reply(c, cmd_elems_coll_of(e), c->argc == 2, l, withvalues,
+                                  ERR_RAND_REPLY);
         return;
     }
     if (cmd_elems_open_or_reply(c, form, len, &it, &n) == 0) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cmd/hash/cmd_hash.h"
+#include "cmd/core/cmd_elems_coll.h"
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
 #include "cmd/core/cmd_lookup.h"
@@ -24,6 +25,7 @@
 #include "cmd/set/cmd_set_store.h"
 #include "cmd/zset/cmd_zset_form.h"
 #include "cmd/list/cmd_list_coll.h"
+#include "coll/coll_hash.h"
 #include "coll/coll_list.h"
 #include "store/form/store_list.h"
 #include "store/store.h"
@@ -228,9 +230,10 @@ struct after_load {
     int oom;
 };
 
-/* A loaded list longer than a chunk is chunked as a write would chunk it: its key is kept for
- * after the walk (the walk may not change the shard). */
-static void note_list(struct after_load *a, const struct store_entry *e)
+/* A loaded list longer than a chunk, or hashtable-encoded hash or set past terse-chunk-bytes,
+ * is chunked as a write would chunk it: its key is kept for after the walk (the walk may not
+ * change the shard). */
+static void note_key(struct after_load *a, const struct store_entry *e)
 {
     struct codec_value_info info;
     const uint8_t *p, *key;
@@ -268,15 +271,16 @@ static void note_list(struct after_load *a, const struct store_entry *e)
     a->len += 4 + klen;
 }
 
-/* Chunks the lists note_list kept for db. */
-static void chunk_lists(struct after_load *a)
+/* Chunks the containers note_key kept for db. */
+static void chunk_noted(struct after_load *a)
 {
     struct cmd_server *srv = a->srv;
     struct coll_env *env = store_coll_env(srv->shard);
-
     struct coll_list_shape sh;
+    struct coll_hash_shape hsh;
 
     cmd_list_shape(srv, &sh);
+    cmd_elems_coll_shape(srv, &hsh);
     coll_env_set_codec(env, srv->codec);
     for (size_t at = 0; at < a->len;) {
         uint32_t klen;
@@ -298,10 +302,16 @@ static void chunk_lists(struct after_load *a)
         if (codec_value_info(p, n, &info) != TERSE_OK ||
             cmd_scratch2_reserve(srv, info.orig_len + 1) != TERSE_OK ||
             codec_value_decode(srv->codec, p, n, srv->scratch2, srv->scratch2_cap, &len) !=
-                TERSE_OK ||
-            !cmd_list_wants_chunks(srv, len, store_list_n(srv->scratch2, len)) ||
-            coll_list_from_form(env, srv->scratch2, len, &sh, &co) != TERSE_OK) {
+                TERSE_OK) {
             continue; /* stays one value (a bad one is reported by its next read) */
+        }
+        if (store_entry_type(e) == STORE_TYPE_LIST
+                ? !cmd_list_wants_chunks(srv, len, store_list_n(srv->scratch2, len)) ||
+                      coll_list_from_form(env, srv->scratch2, len, &sh, &co) != TERSE_OK
+                : coll_hash_from_form(env,
+                                      store_entry_type(e) == STORE_TYPE_HASH ? COLL_HASH : COLL_SET,
+                                      srv->scratch2, len, &hsh, &co) != TERSE_OK) {
+            continue;
         }
         if (store_set_coll(srv->shard, a->db, key, klen, co, STORE_KEEP_TTL, 0) != TERSE_OK) {
             coll_destroy(env, co);
@@ -322,7 +332,7 @@ static void decide_one(void *arg, const struct store_entry *e)
     enum store_type t = store_entry_type(e);
 
     if (t == STORE_TYPE_LIST && store_entry_enc(e) == STORE_ENC_STR) {
-        note_list(a, e);
+        note_key(a, e);
         return;
     }
     if (t != STORE_TYPE_HASH && t != STORE_TYPE_SET && t != STORE_TYPE_ZSET) {
@@ -340,6 +350,9 @@ static void decide_one(void *arg, const struct store_entry *e)
     table = t == STORE_TYPE_HASH ? cmd_hash_form_is_table(srv, srv->scratch, len)
             : t == STORE_TYPE_SET ? cmd_set_form_is_table(srv, srv->scratch, len)
                                   : cmd_zset_form_is_table(srv, srv->scratch, len);
+    if (table == 1 && t == STORE_TYPE_HASH && cmd_elems_wants_chunks(srv, true, len)) {
+        note_key(a, e);
+    }
     if (table >= 0) {
         key = store_entry_key(e, &klen);
         store_mark_raw(srv->shard, a->db, key, klen, table);
@@ -356,7 +369,7 @@ void cmd_value_after_load(struct cmd_server *srv)
             /* now 0: nothing counts as expired, so the walk deletes nothing */
             cursor = store_scan(srv->shard, a.db, cursor, 1024, 0, decide_one, &a);
         } while (cursor != 0);
-        chunk_lists(&a);
+        chunk_noted(&a);
     }
     srv->alloc.free(srv->alloc.opaque, a.keys);
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cmd/mech/cmd_change.h"
+#include "cmd/core/cmd_elems_coll.h"
+#include "cmd/core/cmd_lookup.h"
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
 #include "store/form/store_hash.h"
@@ -119,7 +121,12 @@ int sort_pattern_value(struct sort_run *r, const struct resp_slice *pat, const u
         if (cmd_value_read_form(c, &key, STORE_TYPE_HASH, 1, &e, &form, &flen) != 0) {
             return -1;
         }
-        st = store_hash_find(form, flen, arrow + 2, (size_t)(end - arrow - 2), &kv);
+        if (e != NULL && cmd_elems_coll_of(e) != NULL) {
+            st = coll_hash_get(cmd_coll_env(c, &key), cmd_elems_coll_of(e), arrow + 2,
+                               (size_t)(end - arrow - 2), &kv.v, &kv.vlen);
+        } else {
+            st = store_hash_find(form, flen, arrow + 2, (size_t)(end - arrow - 2), &kv);
+        }
         if (st == 0) {
             return 0;
         }
@@ -177,6 +184,13 @@ int sort_load(struct sort_run *r, const struct resp_slice *key, const struct sto
         struct store_hash_kv kv;
         if (cmd_value_read_form(c, key, STORE_TYPE_SET, 0, &e, &form, &len) != 0) {
             return -1;
+        }
+        if (e != NULL && cmd_elems_coll_of(e) != NULL) {
+            st = cmd_elems_coll_whole(c, key, cmd_elems_coll_of(e), &form, &len);
+            if (st != TERSE_OK) {
+                cmd_value_reply_bad(c, key, st);
+                return -1;
+            }
         }
         st = store_hash_open(form, len, &it, &n);
         while (st == TERSE_OK && (st = store_hash_next(&it, &kv)) == 1) {

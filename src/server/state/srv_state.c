@@ -170,6 +170,7 @@ void srv_settings_sync(struct srv *s)
         st->list_keep_raw =
             s->cfg.list_compress_depth > 1 ? (int)s->cfg.list_compress_depth - 1 : 0;
     }
+    st->coll_chunk_bytes = (uint32_t)s->cfg.terse_chunk_bytes;
     st->lazy_user_flush = s->cfg.lazyfree_lazy_user_flush != 0;
     {
         unsigned lazy = (s->cfg.lazyfree_lazy_user_del ? STORE_LAZY_USER : 0u) |
