@@ -85,6 +85,10 @@ int cmd_value_len(struct cmd_call *c, const struct store_entry *e, size_t *len)
         *len = cmd_format_ll(buf, store_entry_int(e));
         return TERSE_OK;
     }
+    if (store_entry_enc(e) == STORE_ENC_COLL) {
+        *len = coll_form_size(store_entry_coll(e)); /* the form cmd_value_get builds */
+        return TERSE_OK;
+    }
     p = store_entry_val(e, &n);
     st = codec_value_info(p, n, &info);
     if (st != TERSE_OK) {

@@ -350,7 +350,7 @@ static void decide_one(void *arg, const struct store_entry *e)
     table = t == STORE_TYPE_HASH ? cmd_hash_form_is_table(srv, srv->scratch, len)
             : t == STORE_TYPE_SET ? cmd_set_form_is_table(srv, srv->scratch, len)
                                   : cmd_zset_form_is_table(srv, srv->scratch, len);
-    if (table == 1 && t == STORE_TYPE_HASH && cmd_elems_wants_chunks(srv, true, len)) {
+    if (table == 1 && t != STORE_TYPE_ZSET && cmd_elems_wants_chunks(srv, true, len)) {
         note_key(a, e);
     }
     if (table >= 0) {

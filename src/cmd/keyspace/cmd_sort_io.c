@@ -56,6 +56,11 @@ static int sort_add_el(struct sort_run *r, const uint8_t *p, size_t len)
     r->v[r->n].off = r->bytes.len;
     r->v[r->n].len = len;
     r->n++;
+    /* A byte more than the element: the buffer exists even when every element is empty, so
+     * the offsets into it are never taken from a null pointer. */
+    if (sort_buf_reserve(srv, &r->bytes, len + 1) != TERSE_OK) {
+        return TERSE_ENOMEM;
+    }
     return sort_buf_add(srv, &r->bytes, p, len);
 }
 
@@ -230,14 +235,14 @@ int sort_emit(struct sort_run *r, long start, long end, size_t *n_out)
     }
     for (long i = start; i <= end; i++) {
         const struct sort_el *s = &r->v[i];
+        const uint8_t *el = r->bytes.p + s->off;
         for (size_t g = 0; g < per; g++) {
-            const uint8_t *val = r->bytes.p + s->off;
+            const uint8_t *val = el;
             size_t len = s->len;
             int got = 1;
             if (o->n_get > 0) {
                 size_t before = c->out->len;
-                got = sort_pattern_value(r, &c->argv[o->gets[g]], r->bytes.p + s->off, s->len, &val,
-                                    &len);
+                got = sort_pattern_value(r, &c->argv[o->gets[g]], el, s->len, &val, &len);
                 if (got < 0) {
                     /* Withdraw the array so far, keep the error pattern_value wrote. */
                     size_t err_len = c->out->len - before;

@@ -8,9 +8,9 @@
  * the form into scratch, builds the next form in scratch2 (store_hash_edit), encodes that into
  * scratch and stores it in place of the old entry (cmd_set_commit). So a write costs time in
  * proportion to the set's size, as Redis's intset does (a sorted array, which Redis uses up to
- * 512 integer members by default); a set of many thousands of members is rewritten whole by
- * every write, where Redis's hashtable adds in O(1). A chunked encoding for those is not built
- * yet.
+ * 512 integer members by default). A hashtable-encoded set whose form passes terse-chunk-bytes
+ * is held in chunks instead (cmd_elems_coll.h): SADD, SREM, SPOP and SMOVE then cost the chunk
+ * of each member they touch.
  *
  * Buffers: scratch, scratch2 and scratch3 belong to the cmd_server (cmd_value.h) and hold
  * nothing between commands; the members of a write are slices of the request or of the
@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "cmd/core/cmd_elems.h"
+#include "cmd/core/cmd_elems_coll.h"
 #include "cmd/mech/cmd_change.h"
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
@@ -67,6 +68,39 @@ static int set_edit(struct cmd_call *c, const uint8_t *form, size_t len,
                            removed);
 }
 
+/* The n members added to (add) or removed from the chunked set co at key in turn: *done
+ * of them were. The store hears of the edit; a set left small or empty is settled
+ * (cmd_elems_coll_settle). TERSE_OK or a status (the members before the failing one stay
+ * done). */
+static int coll_add_remove(struct cmd_call *c, const struct resp_slice *key, struct coll *co,
+                           const struct store_hash_kv *kv, size_t n, bool add, size_t *done)
+{
+    struct coll_env *env = cmd_coll_env(c, key);
+    int st = TERSE_OK, st2;
+
+    *done = 0;
+    for (size_t i = 0; i < n && st == TERSE_OK; i++) {
+        if (add) {
+            enum coll_hash_result r = COLL_HASH_UNTOUCHED;
+            st = coll_hash_put(env, co, kv[i].f, kv[i].flen, NULL, 0, COLL_HASH_NX, &r);
+            *done += r == COLL_HASH_ADDED;
+        } else {
+            st = coll_hash_del(env, co, kv[i].f, kv[i].flen);
+            *done += st == 1;
+            st = st < 0 ? st : TERSE_OK;
+        }
+    }
+    if (*done == 0) {
+        return st;
+    }
+    if (add) {
+        cmd_coll_edited(c, key);
+        return st;
+    }
+    st2 = cmd_elems_coll_settle(c, key, STORE_TYPE_SET, co);
+    return st != TERSE_OK ? st : st2;
+}
+
 /* SADD (add) and SREM key member [member ...]: the number of members added or removed. */
 static void set_add_remove(struct cmd_call *c, bool add)
 {
@@ -74,6 +108,7 @@ static void set_add_remove(struct cmd_call *c, bool add)
     const struct store_hash_kv *kv;
     const uint8_t *form;
     size_t len, n, out_len = 0, added = 0, removed = 0;
+    bool chunked;
     int st;
 
     if (cmd_set_read(c, &c->argv[1], 1, &e, &form, &len) != 0) {
@@ -88,9 +123,15 @@ static void set_add_remove(struct cmd_call *c, bool add)
         cmd_reply_status(c, TERSE_ENOMEM);
         return;
     }
-    st = add ? set_edit(c, form, len, kv, n, NULL, 0, &out_len, &added, &removed)
-             : set_edit(c, form, len, NULL, 0, kv, n, &out_len, &added, &removed);
-    if (st == TERSE_OK && (add ? added : removed) > 0) {
+    chunked = cmd_elems_coll_of(e) != NULL;
+    if (chunked) {
+        st = coll_add_remove(c, &c->argv[1], cmd_elems_coll_of(e), kv, n, add,
+                             add ? &added : &removed);
+    } else {
+        st = add ? set_edit(c, form, len, kv, n, NULL, 0, &out_len, &added, &removed)
+                 : set_edit(c, form, len, NULL, 0, kv, n, &out_len, &added, &removed);
+    }
+    if (st == TERSE_OK && !chunked && (add ? added : removed) > 0) {
         st = cmd_set_commit(c, &c->argv[1], out_len, add ? CMD_SET_ENC_GROW : CMD_SET_ENC_KEEP,
                             e != NULL && store_entry_is_raw(e));
     }
@@ -215,6 +256,70 @@ static int spop_all(struct cmd_call *c, const uint8_t *form, size_t len, uint64_
     return cmd_set_commit(c, &c->argv[1], 0, CMD_SET_ENC_KEEP, false);
 }
 
+/* SPOP on a chunked set co of n members: one member (no count) or count of them, each drawn
+ * uniformly from what is left, replied, fed as an SREM and removed (Redis's cases 1 and 2; a
+ * count of n or more takes them all and deletes the key). A failure part way (a corrupt chunk)
+ * answers the error; the members taken before it stay taken and are fed. */
+static void spop_coll(struct cmd_call *c, struct coll *co, bool with_count, uint64_t count)
+{
+    const struct resp_slice *key = &c->argv[1];
+    struct coll_env *env = cmd_coll_env(c, key);
+    uint64_t n = coll_count(co), taken = 0;
+    size_t mark = c->out->len;
+    int st = TERSE_OK, st2;
+
+    if (with_count && count >= n) {
+        resp_write_set(c->out, (size_t)n);
+        st = cmd_elems_coll_all(c, co, true, false);
+        if (st != TERSE_OK) {
+            c->out->len = mark;
+            cmd_value_reply_bad(c, key, st);
+            return;
+        }
+        cmd_feed_rewrite_del(c, key);
+        c->emptied = store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
+                                  c->now_ms);
+        cmd_changed_edit(c, CMD_NOTIFY_SET, "spop", key);
+        return;
+    }
+    if (with_count) {
+        resp_write_set(c->out, (size_t)count);
+    } else {
+        count = 1;
+    }
+    for (; taken < count && st == TERSE_OK; taken++) {
+        struct store_hash_kv kv;
+
+        st = cmd_elems_coll_pick(c, co, &kv);
+        if (st == TERSE_OK) {
+            st = cmd_scratch3_reserve(c->srv, kv.flen + 1);
+        }
+        if (st != TERSE_OK) {
+            break;
+        }
+        /* kv is a view of the env's buffers, which the delete rewrites: copied first. */
+        memcpy(c->srv->scratch3, kv.f, kv.flen);
+        kv.f = c->srv->scratch3;
+        st = coll_hash_del(env, co, kv.f, kv.flen);
+        if (st != 1) {
+            st = st < 0 ? st : TERSE_ECORRUPT;
+            break;
+        }
+        st = TERSE_OK;
+        resp_write_bulk(c->out, kv.f, kv.flen);
+        feed_srem(c, &kv);
+    }
+    st2 = taken > 0 ? cmd_elems_coll_settle(c, key, STORE_TYPE_SET, co) : TERSE_OK;
+    st = st != TERSE_OK ? st : st2;
+    if (st != TERSE_OK) {
+        c->out->len = mark;
+        cmd_value_reply_bad(c, key, st);
+    }
+    if (taken > 0) {
+        cmd_changed_edit(c, CMD_NOTIFY_SET, "spop", key);
+    }
+}
+
 /* SPOP key [count] */
 static void set_spop(struct cmd_call *c)
 {
@@ -243,6 +348,10 @@ static void set_spop(struct cmd_call *c)
         } else {
             resp_write_null(c->out);
         }
+        return;
+    }
+    if (cmd_elems_coll_of(e) != NULL) {
+        spop_coll(c, cmd_elems_coll_of(e), c->argc == 3, (uint64_t)count);
         return;
     }
     if (cmd_elems_open_or_reply(c, form, len, &it, &n) != 0) {
@@ -304,7 +413,10 @@ static void set_smove(struct cmd_call *c)
     }
     if (same_key(src, dst)) {
         struct store_hash_kv got;
-        st = store_hash_find(form, len, ele.f, ele.flen, &got);
+        st = cmd_elems_coll_of(e) != NULL
+                 ? coll_hash_get(cmd_coll_env(c, src), cmd_elems_coll_of(e), ele.f, ele.flen,
+                                 NULL, NULL)
+                 : store_hash_find(form, len, ele.f, ele.flen, &got);
         if (st < 0) {
             cmd_value_reply_bad(c, src, st);
         } else {
@@ -312,13 +424,23 @@ static void set_smove(struct cmd_call *c)
         }
         return;
     }
-    st = set_edit(c, form, len, NULL, 0, &ele, 1, &out_len, &added, &removed);
+    if (cmd_elems_coll_of(e) != NULL) {
+        struct coll *co = cmd_elems_coll_of(e);
+        st = coll_hash_del(cmd_coll_env(c, src), co, ele.f, ele.flen);
+        removed = st == 1;
+        st = st < 0 ? st : TERSE_OK;
+        if (st == TERSE_OK && removed) {
+            st = cmd_elems_coll_settle(c, src, STORE_TYPE_SET, co);
+        }
+    } else {
+        st = set_edit(c, form, len, NULL, 0, &ele, 1, &out_len, &added, &removed);
+        if (st == TERSE_OK && removed > 0) {
+            st = cmd_set_commit(c, src, out_len, CMD_SET_ENC_KEEP, store_entry_is_raw(e));
+        }
+    }
     if (st == TERSE_OK && removed == 0) {
         resp_write_int(c->out, 0);
         return;
-    }
-    if (st == TERSE_OK) {
-        st = cmd_set_commit(c, src, out_len, CMD_SET_ENC_KEEP, store_entry_is_raw(e));
     }
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, src, st);
@@ -328,10 +450,20 @@ static void set_smove(struct cmd_call *c)
     if (cmd_set_read(c, dst, 1, &de, &form, &len) != 0) {
         return;
     }
-    st = set_edit(c, form, len, &ele, 1, NULL, 0, &out_len, &added, &removed);
-    if (st == TERSE_OK && added > 0) {
-        st = cmd_set_commit(c, dst, out_len, CMD_SET_ENC_GROW,
-                            de != NULL && store_entry_is_raw(de));
+    if (cmd_elems_coll_of(de) != NULL) {
+        enum coll_hash_result r = COLL_HASH_UNTOUCHED;
+        st = coll_hash_put(cmd_coll_env(c, dst), cmd_elems_coll_of(de), ele.f, ele.flen, NULL, 0,
+                           COLL_HASH_NX, &r);
+        added = r == COLL_HASH_ADDED;
+        if (added) {
+            cmd_coll_edited(c, dst);
+        }
+    } else {
+        st = set_edit(c, form, len, &ele, 1, NULL, 0, &out_len, &added, &removed);
+        if (st == TERSE_OK && added > 0) {
+            st = cmd_set_commit(c, dst, out_len, CMD_SET_ENC_GROW,
+                                de != NULL && store_entry_is_raw(de));
+        }
     }
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, dst, st);

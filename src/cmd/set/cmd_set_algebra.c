@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "cmd/mech/cmd_change.h"
+#include "cmd/core/cmd_elems_coll.h"
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
 #include "cmd/core/cmd_lookup.h"
@@ -100,6 +101,12 @@ static int load_sources(struct cmd_call *c, size_t first, size_t nkeys)
         size_t len;
 
         if (cmd_set_read(c, &c->argv[first + j], 0, &e, &form, &len) != 0) {
+            return -1;
+        }
+        if (cmd_elems_coll_of(e) != NULL &&
+            (st = cmd_elems_coll_whole(c, &c->argv[first + j], cmd_elems_coll_of(e), &form,
+                                       &len)) != TERSE_OK) {
+            cmd_value_reply_bad(c, &c->argv[first + j], st);
             return -1;
         }
         if (e == NULL) {

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 
 #include "cmd/core/cmd_elems.h"
+#include "cmd/core/cmd_elems_coll.h"
+#include "cmd/core/cmd_lookup.h"
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
 #include "resp/resp_write.h"
@@ -42,7 +44,10 @@ void cmd_set_sismember(struct cmd_call *c)
     if (cmd_set_read(c, &c->argv[1], 0, &e, &form, &len) != 0) {
         return;
     }
-    if (e != NULL) {
+    if (cmd_elems_coll_of(e) != NULL) {
+        st = coll_hash_get(cmd_coll_env(c, &c->argv[1]), cmd_elems_coll_of(e), c->argv[2].p,
+                           c->argv[2].len, NULL, NULL);
+    } else if (e != NULL) {
         st = store_hash_find(form, len, c->argv[2].p, c->argv[2].len, &kv);
     }
     if (st < 0) {
@@ -86,6 +91,11 @@ void cmd_set_srandmember(struct cmd_call *c)
     }
     if (e == NULL || (c->argc == 3 && l == 0)) {
         cmd_elems_rand_reply_none(c, c->argc == 3);
+        return;
+    }
+    if (cmd_elems_coll_of(e) != NULL) {
+        cmd_elems_coll_rand_reply(c, cmd_elems_coll_of(e), c->argc == 2, l == 1 ? -1 : l, false,
+                                  ERR_RAND_REPLY);
         return;
     }
     if (cmd_elems_open_or_reply(c, form, len, &it, &n) == 0) {

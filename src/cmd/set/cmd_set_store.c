@@ -14,18 +14,20 @@
  * OBJECT ENCODING answers what Redis 7.0 would hold: "intset" while every member is an
  * integer and there are at most set-max-intset-entries of them, then "hashtable" for good (the
  * entry's raw mark; Redis never converts back, except when it builds a new set: a load
- * (cmd_value_after_load), the STORE forms, SPOP's rebuild: enum cmd_set_enc).
+ * (cmd_value_after_load), the STORE forms, SPOP's rebuild: enum cmd_set_enc). A
+ * hashtable-encoded set whose form passes terse-chunk-bytes is stored in chunks
+ * (cmd_elems_coll.h), in its chunks' hash order.
  *
  * Buffers: the form to store is in scratch2; sorting it uses scratch and scratch3 (all the
  * cmd_server's, cmd_value.h). Nothing is allocated per request once they have grown.
  */
 #include "cmd/set/cmd_set_store.h"
 
-
 #include <limits.h>
 #include <string.h>
 
 #include "cmd/core/cmd_elems.h"
+#include "cmd/core/cmd_elems_coll.h"
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
 #include "cmd/core/cmd_lookup.h"
@@ -35,7 +37,8 @@
 
 const char *cmd_set_encoding(const struct store_entry *e)
 {
-    return store_entry_is_raw(e) ? "hashtable" : "intset";
+    return store_entry_is_raw(e) || store_entry_enc(e) == STORE_ENC_COLL ? "hashtable"
+                                                                         : "intset";
 }
 
 /* Whether an intset cannot hold the member: it is no integer (cmd_elems_form_is_table's test). */
@@ -148,6 +151,9 @@ int cmd_set_commit(struct cmd_call *c, const struct resp_slice *key, size_t len,
     table = how == CMD_SET_ENC_FRESH ? false : was_table;
     if (how != CMD_SET_ENC_KEEP) {
         table = table || !all_int || n > (uint64_t)c->srv->settings.set_max_intset_entries;
+    }
+    if (cmd_elems_wants_chunks(c->srv, table, len)) {
+        return cmd_elems_coll_store_form(c, key, STORE_TYPE_SET, len);
     }
     return cmd_value_store_form(c, c->cl->db, key, STORE_TYPE_SET, len,
                                 table ? (unsigned)STORE_SET_RAW : 0u);

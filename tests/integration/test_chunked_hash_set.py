@@ -1,8 +1,9 @@
-"""Chunked hashes: a hashtable-encoded hash whose form passes terse-chunk-bytes is held as chunks
-cut by ranges of a seeded hash of its fields (coll/coll_hash.h). What a user sees must not
-change: every reply as redis-server's (the order of a whole-hash reply is a hashtable's own on
-both, so those are compared as sets), HSCAN's guarantee, a corrupt chunk answering -CORRUPT
-for its key alone, snapshots, DUMP/RESTORE, WATCH and replicas carrying every edit.
+"""Chunked hashes and sets: a hashtable-encoded hash or set whose form passes terse-chunk-bytes
+is held as chunks cut by ranges of a seeded hash of its fields (coll/coll_hash.h). What a user
+sees must not change: every reply as redis-server's (the order of a whole-hash or whole-set
+reply is a hashtable's own on both, so those are compared as sets), HSCAN's guarantee, a
+corrupt chunk answering -CORRUPT for its key alone, snapshots, DUMP/RESTORE, WATCH and
+replicas carrying every edit.
 """
 
 import random
@@ -14,7 +15,9 @@ import terse_harness as h
 from terse_harness import decode_one
 
 KEYS = [b"h0", b"h1", b"h2"]
-UNORDERED = {"HGETALL": 2, "HKEYS": 1, "HVALS": 1}
+SKEYS = [b"s0", b"s1", b"s2"]
+UNORDERED = {"HGETALL": 2, "HKEYS": 1, "HVALS": 1, "SMEMBERS": 1, "SINTER": 1, "SUNION": 1,
+             "SDIFF": 1}
 
 
 def random_field(rng):
@@ -82,15 +85,57 @@ def normalize(cmd, reply):
     return sorted(tuple(items[i:i + step]) for i in range(0, len(items), step))
 
 
-def run_script(server, cmds):
+def random_member(rng):
+    r = rng.random()
+    if r < 0.3:
+        return b"%d" % rng.randrange(-500, 500)
+    return b"member:%d:" % rng.randrange(600) + b"m" * rng.randrange(0, 30)
+
+
+def random_set_command(rng):
+    k, k2 = rng.choice(SKEYS), rng.choice(SKEYS)
+    m = lambda: random_member(rng)
+    pick = rng.random()
+    if pick < 0.35:
+        return ("SADD", k, *[m() for _ in range(rng.randrange(1, 14))])
+    if pick < 0.48:
+        return ("SREM", k, *[m() for _ in range(rng.randrange(1, 10))])
+    if pick < 0.58:
+        return ("SISMEMBER", k, m())
+    if pick < 0.63:
+        return ("SMISMEMBER", k, *[m() for _ in range(rng.randrange(1, 6))])
+    if pick < 0.68:
+        return ("SCARD", k)
+    if pick < 0.74:
+        return ("SMOVE", k, k2, m())
+    if pick < 0.77:
+        return ("SMEMBERS", k)
+    if pick < 0.80:
+        return (rng.choice(["SINTER", "SUNION", "SDIFF"]), k, k2)
+    if pick < 0.82:
+        return (rng.choice(["SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"]), b"dst", k, k2)
+    if pick < 0.84:
+        return ("SINTERCARD", 2, k, k2)
+    if pick < 0.86:
+        return ("ZUNIONSTORE", b"z", 2, k, k2)
+    if pick < 0.87:
+        return ("OBJECT", "ENCODING", k)
+    if pick < 0.875:
+        return ("DEL", k)
+    if pick < 0.88:
+        return ("COPY", k, k2, "REPLACE")
+    return ("SISMEMBER", k, m())
+
+
+def run_script(server, cmds, keys=KEYS, whole="HGETALL"):
     with server.raw() as c:
         out = []
         for i in range(0, len(cmds), 200):
             part = cmds[i:i + 200]
             c.send(b"".join(h.encode(*cmd) for cmd in part))
             out.extend(normalize(cmd, r) for cmd, r in zip(part, c.read_replies(len(part))))
-        for k in KEYS:
-            out.append(normalize(("HGETALL",), c.call("HGETALL", k)))
+        for k in keys:
+            out.append(normalize((whole,), c.call(whole, k)))
         return out
 
 
@@ -125,6 +170,75 @@ def test_random_hash_commands_match_redis(spawn, entries, chunk, big, seed):
     with t.raw() as c:
         sizes = [decode_one(c.call("MEMORY", "USAGE", k)) or 0 for k in KEYS]
     assert max(sizes) > 4 * int(chunk), sizes  # the run crossed chunks, it did not stay small
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entries,chunk,seed", [("4", "256", 5), ("512", "1024", 6)])
+def test_random_set_commands_match_redis(spawn, entries, chunk, seed):
+    """Thousands of random set commands (SADD, SREM, SMOVE, the algebra and its STORE forms,
+    ZUNIONSTORE over sets) on three keys, on terse chunked past terse-chunk-bytes and on
+    redis-server with the same set-max-intset-entries: every reply the same, whole sets as
+    sets."""
+    t = spawn("terse", ["--set-max-intset-entries", entries, "--terse-chunk-bytes", chunk])
+    r = spawn("redis", ["--set-max-intset-entries", entries])
+    rng = random.Random(seed)
+    cmds = [random_set_command(rng) for _ in range(6000)]
+    got_t = run_script(t, cmds, SKEYS + [b"dst"], "SMEMBERS")
+    got_r = run_script(r, cmds, SKEYS + [b"dst"], "SMEMBERS")
+    assert_same(cmds, got_t, got_r, "set-max-intset-entries %s" % entries)
+    with t.raw() as c:
+        sizes = [decode_one(c.call("MEMORY", "USAGE", k)) or 0 for k in SKEYS]
+    assert max(sizes) > 2 * int(chunk), sizes
+
+
+def test_spop_and_srandmember_on_a_chunked_set(spawn):
+    """SPOP takes members of the set, each once, until it is empty (then the key is gone);
+    SRANDMEMBER with a positive count answers distinct members; a replica of terse (a
+    redis-server) ends with the same set, SPOP being fed as the SREMs it made."""
+    t = spawn("terse", ["--terse-chunk-bytes", "256"])
+    r = spawn("redis", ["--replicaof", "127.0.0.1", str(t.port)])
+    members = {b"member-%d" % i for i in range(5000)}
+    with t.raw() as c, r.raw() as rc:
+        for i, chunk in enumerate(range(0, 5000, 1000)):
+            c.call("SADD", "s", *sorted(members)[chunk:chunk + 1000])
+        assert decode_one(c.call("OBJECT", "ENCODING", "s")) == b"hashtable"
+        picks = decode_one(c.call("SRANDMEMBER", "s", 300))
+        assert len(set(picks)) == 300 and set(picks) <= members
+        popped = [decode_one(c.call("SPOP", "s"))]
+        for n in (1, 7, 100, 1500):
+            popped += decode_one(c.call("SPOP", "s", n))
+        left = set(decode_one(c.call("SMEMBERS", "s")))
+        assert len(popped) == len(set(popped)) == 1609
+        assert set(popped) | left == members and not set(popped) & left
+        deadline = time.monotonic() + 20
+        while b"master_link_status:up" not in decode_one(rc.call("INFO", "replication")) or \
+                set(decode_one(rc.call("SMEMBERS", "s"))) != left:
+            assert time.monotonic() < deadline, "the replica did not get the same set"
+            time.sleep(0.05)
+        rest = decode_one(c.call("SPOP", "s", 10000))
+        assert set(rest) == left and c.call("EXISTS", "s") == b":0\r\n"
+
+
+def test_big_set_survives_restart(spawn, tmp_path):
+    """A set of 100,000 members saved and read back by a restart: the same members, still
+    hashtable-encoded and writable (SADD, SREM, SISMEMBER) after the load."""
+    d = str(tmp_path)
+    members = [b"user:%08d" % i for i in range(100000)]
+    t = spawn("terse", ["--dir", d])
+    with t.raw() as c:
+        for i in range(0, len(members), 10000):
+            c.call("SADD", "s", *members[i:i + 10000])
+        assert c.call("SAVE") == b"+OK\r\n"
+    t.stop()
+    t2 = spawn("terse", ["--dir", d])
+    with t2.raw() as c:
+        assert decode_one(c.call("SCARD", "s")) == len(members)
+        assert sorted(decode_one(c.call("SMEMBERS", "s"))) == members
+        assert c.call("SISMEMBER", "s", members[4242]) == b":1\r\n"
+        assert c.call("SADD", "s", "new", members[7]) == b":1\r\n"
+        assert c.call("SREM", "s", members[8], "absent") == b":1\r\n"
+        assert decode_one(c.call("SCARD", "s")) == len(members)
+        assert decode_one(c.call("OBJECT", "ENCODING", "s")) == b"hashtable"
 
 
 def big_hash(n, width=40):
