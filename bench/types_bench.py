@@ -17,7 +17,7 @@ ratio of the bests is at least --bar (0.9 by default). The exit status is 0 eith
 is a measurement, not a test.
 
 Usage: bench/types_bench.py [--terse build/terse-server] [--rounds 3] [--requests 200000,1000000]
-                            [--pipelines 1,16] [--bar 0.9]
+                            [--pipelines 1,16] [--bar 0.9] [--tests set,get,...]
 """
 import argparse
 import csv
@@ -64,8 +64,8 @@ def pin(cpu: int) -> list:
     return ["taskset", "-c", str(cpu)] if (os.cpu_count() or 1) > 1 else []
 
 
-def run_list(port: int, requests: int, pipeline: int) -> dict:
-    cmd = pin(1) + ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-t", TESTS,
+def run_list(port: int, requests: int, pipeline: int, tests: str) -> dict:
+    cmd = pin(1) + ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-t", tests,
                     "-n", str(requests), "-c", "50", "-P", str(pipeline), "-r", "100000",
                     "--csv"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -83,6 +83,8 @@ def main() -> int:
     ap.add_argument("--requests", default="200000,1000000")
     ap.add_argument("--pipelines", default="1,16")
     ap.add_argument("--bar", type=float, default=0.9)
+    ap.add_argument("--tests", default=TESTS,
+                    help="redis-benchmark -t list (default: its whole default list)")
     args = ap.parse_args()
 
     # A private copy: other work in the tree may rebuild the binary during a long run.
@@ -90,7 +92,7 @@ def main() -> int:
     terse_bin = os.path.join(tmp, "terse-server")
     shutil.copy2(args.terse, terse_bin)
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} {os.uname().nodename} {os.cpu_count()} CPUs; "
-          f"redis-benchmark -t {TESTS} -r 100000 -c 50; {args.rounds} rounds per arm, "
+          f"redis-benchmark -t {args.tests} -r 100000 -c 50; {args.rounds} rounds per arm, "
           f"arms interleaved; servers on CPU 0, client on CPU 1")
     below = []
     try:
@@ -112,7 +114,7 @@ def main() -> int:
                     for rnd in range(args.rounds):
                         for arm in (["terse", "redis"] if rnd % 2 == 0 else ["redis", "terse"]):
                             call(arms[arm], "FLUSHALL")
-                            samples[arm].append(run_list(arms[arm], requests, pipeline))
+                            samples[arm].append(run_list(arms[arm], requests, pipeline, args.tests))
                     print(f"\n## -n {requests} -P {pipeline}")
                     print(f"{'test':<22}{'terse best':>12}{'redis best':>12}{'t med':>10}"
                           f"{'r med':>10}{'t spread':>10}{'r spread':>10}{'best':>8}"

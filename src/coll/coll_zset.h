@@ -1,0 +1,156 @@
+/*
+ * coll_zset: a sorted set as a chunked container (struct coll of type COLL_ZSET), in Redis's
+ * order (ascending score, then member bytes: store_zset_cmp).
+ *
+ * Two containers of one env make a sorted set:
+ *
+ *   c (COLL_ZSET): the ordered chunks. Each chunk is a store_zset.h form of a run of
+ *                  consecutive elements in Redis's order; descriptor key.k is the order-
+ *                  preserving image of the chunk's first score (coll_zset_score_key), key.aux 0.
+ *                  Counts in the tree give ranks: O(log chunks) to find rank r.
+ *   c->aux (COLL_HASH, coll_hash.h): the member map, member -> its score as 8 bytes
+ *                  (IEEE 754 LE, as in a store_zset form). ZSCORE and the first step of ZADD,
+ *                  ZREM and ZRANK are one lookup here.
+ *
+ * An element is found in the ordered part by its (score, member): a descent of the tree by
+ * key.k to the last chunk whose first score is <= the score, then, when the scores tie at
+ * chunk boundaries (runs of one score crossing chunks), by the first elements of the
+ * neighbouring chunks (one chunk read each). Chunks hold at most chunk_bytes raw bytes (but for
+ * one element bigger than that, alone), split at their middle when a write takes them past it;
+ * one left under chunk_bytes / 4 merges with a neighbour when the two fit in 3/4 of chunk_bytes;
+ * an emptied chunk leaves the tree. A bulk build cuts at 3/4 of chunk_bytes.
+ *
+ * Integrity: every read goes through coll_chunk_read (the chunk's XXH3-64) and checks the form
+ * against its descriptor's count; a mismatch is TERSE_ECORRUPT and no byte of that chunk is
+ * returned. A write verifies what it rewrites first. The map and the order agree on every
+ * member and score; an operation that fails part way leaves both as they were.
+ *
+ * Lifetime: coll_destroy, coll_release (lazy free), coll_copy, coll_mem, coll_corrupt and the
+ * background compressor handle c->aux with c (coll.c): a caller holds only c. coll_count(c) is
+ * the number of members.
+ *
+ * Views (struct store_zset_el's m) point into a chunk or into the env's buffers: valid until the
+ * next call on any container of the env. Borrowed arguments must not be such views (copy first).
+ *
+ * Cost: every call is O(log chunks + a bounded number of chunks), but remove_range (O(log n +
+ * M)), to_form and verify (O(n)) and from_form (O(n)). One thread only (the env's).
+ */
+#ifndef TERSE_COLL_ZSET_H
+#define TERSE_COLL_ZSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll/coll.h"
+#include "store/form/store_zset.h"
+
+struct coll_zset_shape {
+    uint32_t chunk_bytes; /* raw bytes a chunk holds before it is split, > 0 (the server: 4096) */
+};
+
+/* The order-preserving image of a score (not NaN): a < b as doubles iff key(a) < key(b) as
+ * unsigned integers, -0 and 0 giving one key. */
+uint64_t coll_zset_score_key(double score);
+
+/* A new empty sorted set. TERSE_OK, TERSE_EINVAL (chunk_bytes 0), TERSE_ENOMEM. */
+int coll_zset_create(struct coll_env *env, const struct coll_zset_shape *shape,
+                     struct coll **out);
+
+/* The sorted set of a store_zset form (borrowed; store_zset_decode's checks: sorted, no pair
+ * twice, no NaN; and no member twice under different scores), built in bulk in O(n).
+ * TERSE_OK (*out), TERSE_ECORRUPT, TERSE_ETOOBIG (over CODEC_VALUE_MAX), TERSE_EINVAL,
+ * TERSE_ENOMEM; on failure nothing is kept. */
+int coll_zset_from_form(struct coll_env *env, const uint8_t *form, size_t len,
+                        const struct coll_zset_shape *shape, struct coll **out);
+
+/* ZSCORE: 1 with *score, 0 absent, TERSE_ECORRUPT, TERSE_ENOMEM. One map lookup. */
+int coll_zset_score(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
+                    double *score);
+
+/* What coll_zset_add did. */
+enum coll_zset_result {
+    COLL_ZSET_UNTOUCHED = 0, /* present with that score, or refused by a flag */
+    COLL_ZSET_ADDED = 1,
+    COLL_ZSET_UPDATED = 2 /* present, its score changed */
+};
+#define COLL_ZSET_NX 0x1u /* only add new members */
+#define COLL_ZSET_XX 0x2u /* only update existing ones */
+#define COLL_ZSET_GT 0x4u /* update only to a greater score (new members are still added) */
+#define COLL_ZSET_LT 0x8u /* update only to a lesser score */
+
+/* ZADD of one member at score (not NaN) under flags: *result, and *old the previous score when
+ * the member was present (left alone otherwise). Moving a member is a remove and an insert of
+ * the ordered part and one map write. TERSE_OK, TERSE_EINVAL (NaN, NX with XX/GT/LT, GT with
+ * LT), TERSE_ETOOBIG, TERSE_ECORRUPT (nothing changed), TERSE_ENOMEM (nothing changed). */
+int coll_zset_add(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
+                  double score, unsigned flags, enum coll_zset_result *result, double *old);
+
+/* ZREM of one member: 1 removed, 0 absent, TERSE_ECORRUPT, TERSE_ENOMEM (nothing changed). */
+int coll_zset_rem(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen);
+
+/* ZRANK: 1 with *rank (0-based, ascending) and *score, 0 absent, TERSE_ECORRUPT,
+ * TERSE_ENOMEM. */
+int coll_zset_rank(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
+                   uint64_t *rank, double *score);
+
+/* The first rank whose score is >= score (> when exclusive); coll_count(c) when none.
+ * TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM. score may be +-inf. */
+int coll_zset_seek_score(struct coll_env *env, struct coll *c, double score, bool exclusive,
+                         uint64_t *rank);
+
+/* The first rank whose member is >= m (> when exclusive) in member order; meaningful when every
+ * score is equal (ZRANGEBYLEX's premise, as in Redis). coll_count(c) when none. TERSE_OK,
+ * TERSE_ECORRUPT, TERSE_ENOMEM. */
+int coll_zset_seek_lex(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
+                       bool exclusive, uint64_t *rank);
+
+/* A walk by rank from rank `from`, ascending or (reverse) descending; each chunk decoded once.
+ * The container must not change during the walk, and no other container of the env may be read
+ * between two calls. */
+struct coll_zset_it {
+    struct coll *c;                /* borrowed */
+    struct coll_it tit;            /* the chunk being walked */
+    const uint8_t *form;           /* its verified form, when loaded */
+    size_t form_len;
+    uint64_t idx;                  /* the next element's index inside the chunk */
+    uint64_t left;                 /* elements left in the walk */
+    bool reverse, loaded;
+    struct store_zset_el buf[64];  /* a reverse walk's decoded window (no allocation) */
+    size_t buf_n, buf_at;
+};
+/* Starts at rank from (>= coll_count: an empty walk). TERSE_OK. */
+int coll_zset_it_init(struct coll_env *env, struct coll *c, uint64_t from, bool reverse,
+                      struct coll_zset_it *it);
+/* 1 with the next element in *el, 0 at the end, TERSE_ECORRUPT, TERSE_ENOMEM. */
+int coll_zset_it_next(struct coll_env *env, struct coll_zset_it *it, struct store_zset_el *el);
+
+/* Called by coll_zset_remove_range with each element before it goes (views valid for the call;
+ * fn must not call into the env). A non-zero return stops before that element and is returned. */
+typedef int coll_zset_each_fn(void *arg, const struct store_zset_el *el);
+
+/* ZREMRANGEBYRANK/SCORE/LEX, ZPOPMIN/MAX, ZMPOP: removes ranks [start, start + n) (clipped to
+ * the count), from the map too, calling fn (may be NULL) on each in ascending order before it
+ * goes. Whole chunks inside the range leave the tree without being rewritten (read once, for fn
+ * and the map); the two boundary chunks are rewritten. *removed gets the number removed.
+ * TERSE_OK, TERSE_ECORRUPT (the elements before the failing chunk are removed, fn saw exactly
+ * those), TERSE_ENOMEM, or fn's return. */
+int coll_zset_remove_range(struct coll_env *env, struct coll *c, uint64_t start, uint64_t n,
+                           coll_zset_each_fn *fn, void *arg, uint64_t *removed);
+
+/* Bytes coll_zset_to_form needs at most (O(1)). */
+size_t coll_zset_form_size(const struct coll *c);
+
+/* The whole sorted set as one store_zset form (DUMP, SORT, the algebra, conversion back to one
+ * value) into out (cap bytes), in order: TERSE_OK with *out_len (0 when empty), TERSE_ECORRUPT,
+ * TERSE_ETOOBIG (cap too small), TERSE_ENOMEM. O(n). */
+int coll_zset_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size_t cap,
+                      size_t *out_len);
+
+/* Checks everything (tests, fuzzers): both containers verify (coll_hash_verify for the map),
+ * every chunk's form is sorted, the chunks in order with key.k the image of their first
+ * score, no chunk over chunk_bytes unless it holds one element, counts and raw bytes add up,
+ * and the map holds exactly the members with their scores. TERSE_OK or TERSE_ECORRUPT. O(n). */
+int coll_zset_verify(struct coll_env *env, struct coll *c);
+
+#endif /* TERSE_COLL_ZSET_H */
