@@ -25,14 +25,20 @@ static inline bool coll_list_chunk_full(const struct coll *c, size_t bytes, uint
     return bytes >= c->chunk_max || (c->chunk_n != 0 && k >= c->chunk_n);
 }
 
-/* Bytes an open end holds at most: one and a half chunks. */
+/* Form bytes an open end holds at most: one and a half chunks. */
 #define COLL_END_MAX(c) ((size_t)(c)->chunk_max + (c)->chunk_max / 2)
 
 /* An end this long after a push seals its inner chunk's worth into a chunk, keeping about
- * half a chunk open: pushes and pops at a chunk boundary cannot thrash. */
+ * half a chunk open: pushes and pops at a chunk boundary cannot thrash. Its length is
+ * measured as the chunk form its elements would take (a record's REC_OVER bytes become a
+ * length varint of one byte or more: never more than the form), so that when this says long,
+ * the seal finds a full chunk's worth (with record bytes, an end of small elements would be
+ * long long before it held a chunk, and every push would walk it for nothing). */
 static inline bool coll_list_end_long(const struct coll *c, const struct coll_open *o)
 {
-    return o->n > 1 && (o->len > COLL_END_MAX(c) ||
+    size_t form_min = o->len - (size_t)o->n * (REC_OVER - 1);
+
+    return o->n > 1 && (form_min > COLL_END_MAX(c) ||
                         (c->chunk_n != 0 && o->n > c->chunk_n + (c->chunk_n + 1) / 2));
 }
 

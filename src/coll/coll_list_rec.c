@@ -21,7 +21,7 @@ int coll_list_corrupt(struct coll_env *env)
 /* Room for n more bytes at the end of o. */
 int coll_open_room(struct coll *c, struct coll_open *o, size_t n)
 {
-    size_t want = (size_t)o->len + n, cap, before;
+    size_t want = (size_t)o->len + n, cap, before, bound;
     uint8_t *p;
 
     if (want <= o->cap) {
@@ -30,14 +30,17 @@ int coll_open_room(struct coll *c, struct coll_open *o, size_t n)
     if (want > UINT32_MAX / 2) {
         return TERSE_ETOOBIG;
     }
-    /* Doubling from 256 bytes, but never past what an end holds before it is sealed (and the
-     * record that crossed the line): a full end carries no slack. */
+    /* Doubling from 256 bytes, but never past what an end of these records holds before it is
+     * sealed (coll_list_end_long: its form bytes past one and a half chunks; and the record
+     * that crosses the line): a full end carries no slack. The cap stays when a seal empties
+     * part of the end, so a queue turning over grows it once. */
     cap = o->cap != 0 ? o->cap : 256;
     while (cap < want) {
         cap *= 2;
     }
-    if (cap > want && cap > COLL_END_MAX(c) + 256) {
-        cap = want > COLL_END_MAX(c) + 256 ? want : COLL_END_MAX(c) + 256;
+    bound = COLL_END_MAX(c) + 256 + ((size_t)o->n + 1) * (REC_OVER - 1);
+    if (cap > want && cap > bound) {
+        cap = want > bound ? want : bound;
     }
     before = o->p != NULL ? core_mem_usable(o->p) : 0;
     p = core_realloc(o->p, cap);
