@@ -8,6 +8,12 @@
  * left for the next pass, so a chunk being written again and again is not compressed between
  * each write. A released container leaves the pending list for the lazy-free queue (the same
  * links), which coll_free_step empties a few chunks at a time.
+ *
+ * A sorted set is two containers, its order (c) and its member map (c->aux, a hash): the map is
+ * on the pending list by itself (the compressor passes over it as over any container), and
+ * every lifetime call on c does the same to c->aux: destroy, release (the map leaves the pending
+ * list and is freed on the lazy queue after c's chunks, as part of c), copy, corrupt; coll_mem
+ * adds its bytes. n_colls counts both.
  */
 #include "coll/coll.h"
 
@@ -352,6 +358,35 @@ static int free_some(struct coll_env *env, struct coll *c, size_t budget, size_t
     return 1;
 }
 
+/* Frees the header and tree of c, whose chunks and open ends are gone (and its aux's). */
+static void header_free(struct coll_env *env, struct coll *c)
+{
+    if (c->aux != NULL) {
+        coll_tree_deinit(&c->aux->tree);
+        env->st.n_colls--;
+        core_free(c->aux);
+        c->aux = NULL;
+    }
+    coll_tree_deinit(&c->tree);
+    env->st.n_colls--;
+    core_free(c);
+}
+
+/* free_some over c, then over c->aux (a sorted set's member map): 1 when both are empty. */
+static int free_some_both(struct coll_env *env, struct coll *c, size_t budget, size_t *freed)
+{
+    if (!free_some(env, c, budget, freed)) {
+        return 0;
+    }
+    if (c->aux == NULL) {
+        return 1;
+    }
+    if (budget != 0 && *freed >= budget) {
+        return 0; /* the map's turn comes with the next step */
+    }
+    return free_some(env, c->aux, budget, freed);
+}
+
 void coll_destroy(struct coll_env *env, struct coll *c)
 {
     size_t freed = 0;
@@ -362,10 +397,11 @@ void coll_destroy(struct coll_env *env, struct coll *c)
     if (c->listed) {
         list_unlink(&env->pending, c);
     }
-    (void)free_some(env, c, 0, &freed);
-    coll_tree_deinit(&c->tree);
-    env->st.n_colls--;
-    core_free(c);
+    if (c->aux != NULL && c->aux->listed) {
+        list_unlink(&env->pending, c->aux);
+    }
+    (void)free_some_both(env, c, 0, &freed);
+    header_free(env, c);
 }
 
 void coll_release(struct coll_env *env, struct coll *c)
@@ -381,6 +417,11 @@ void coll_release(struct coll_env *env, struct coll *c)
         list_unlink(&env->pending, c);
         c->listed = 0;
     }
+    /* The map rides along with c on the lazy-free queue: the compressor must not see it. */
+    if (c->aux != NULL && c->aux->listed) {
+        list_unlink(&env->pending, c->aux);
+        c->aux->listed = 0;
+    }
     env->st.n_lazy++;
     env->st.lazy_bytes += coll_mem(c);
     list_push(&env->lazy, c);
@@ -394,7 +435,7 @@ size_t coll_free_step(struct coll_env *env, size_t budget)
         struct coll *c = env->lazy;
         uint64_t before = coll_mem(c);
         size_t got = 0;
-        int done = free_some(env, c, budget == 0 ? 0 : budget - freed, &got);
+        int done = free_some_both(env, c, budget == 0 ? 0 : budget - freed, &got);
 
         freed += got;
         env->st.lazy_bytes -= before - coll_mem(c);
@@ -406,9 +447,7 @@ size_t coll_free_step(struct coll_env *env, size_t budget)
         env->st.n_lazy_freed++;
         env->st.lazy_bytes -= coll_mem(c);
         freed += coll_mem(c);
-        coll_tree_deinit(&c->tree);
-        env->st.n_colls--;
-        core_free(c);
+        header_free(env, c);
     }
     return freed;
 }
@@ -458,6 +497,9 @@ int coll_copy(struct coll_env *env, const struct coll *c, struct coll **out)
         *out = NULL;
         return TERSE_ENOMEM;
     }
+    if (c->aux != NULL && coll_copy(env, c->aux, &d->aux) != TERSE_OK) {
+        goto fail; /* d->aux is NULL: coll_copy of the map freed what it made */
+    }
     d->keep_raw = c->keep_raw;
     d->seed = c->seed;
     d->chunk_n = c->chunk_n;
@@ -501,6 +543,10 @@ fail:
 void coll_corrupt(struct coll *c)
 {
     struct coll_it it;
+
+    if (c->aux != NULL) {
+        coll_corrupt(c->aux);
+    }
 
     for (it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
         struct coll_chunk *ch = coll_tree_desc(&it)->chunk;

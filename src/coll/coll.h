@@ -79,12 +79,17 @@ struct coll {
     uint64_t seed;                      /* hashes and sets: the seed placing their elements
                                            (coll_hash.h); the env's when made, a copy's or a
                                            loaded snapshot's own */
+    struct coll *aux;                   /* sorted sets: the member map (a COLL_HASH container
+                                           of the same env, coll_zset.h), owned by c and freed,
+                                           released, copied, measured and corrupted with it;
+                                           NULL for every other type */
 };
 
 /* ---- the environment -------------------------------------------------------------------- */
 
 struct coll_env_stats {
-    uint64_t n_colls;      /* containers alive (attached or awaiting lazy free) */
+    uint64_t n_colls;      /* containers alive (attached or awaiting lazy free); a sorted set
+                              counts two, its order and its member map (c->aux) */
     uint64_t n_pending;    /* chunks awaiting compression */
     uint64_t n_lazy;       /* containers awaiting lazy free (lazyfree_pending_objects) */
     uint64_t lazy_bytes;   /* their bytes */
@@ -114,7 +119,7 @@ void coll_env_trim(struct coll_env *env, size_t keep);
 
 /* A new empty container of type, chunk_max raw bytes per chunk (> 0). TERSE_OK, ENOMEM. */
 int coll_create(struct coll_env *env, enum coll_type type, uint32_t chunk_max, struct coll **out);
-/* Frees c now (and every chunk). NULL-safe. */
+/* Frees c now (and every chunk, and c->aux with its chunks). NULL-safe. */
 void coll_destroy(struct coll_env *env, struct coll *c);
 /* Detaches c from its key: freed now when small, else queued and freed by coll_free_step in
  * bounded steps (Redis's lazyfree); either way c must not be used after. NULL-safe. */
@@ -124,13 +129,20 @@ size_t coll_free_step(struct coll_env *env, size_t budget);
 /* Bytes freed by coll_release right away at most (larger containers are queued). */
 #define COLL_FREE_NOW_MAX (64u * 1024)
 
-/* A deep copy (COPY): chunks copied as held, no decode. TERSE_OK or TERSE_ENOMEM. */
+/* A deep copy (COPY): chunks copied as held, no decode; c->aux copied too. TERSE_OK or
+ * TERSE_ENOMEM. */
 int coll_copy(struct coll_env *env, const struct coll *c, struct coll **out);
 
-/* Usable bytes c holds (MEMORY USAGE): header, chunks, open ends, and the tree's nodes. */
+/* Usable bytes c holds (MEMORY USAGE): header, chunks, open ends, and the tree's nodes, and
+ * those of c->aux (a sorted set's member map). */
 static inline uint64_t coll_mem(const struct coll *c)
 {
-    return c->bytes + c->tree.bytes;
+    uint64_t n = c->bytes + c->tree.bytes;
+
+    if (c->aux != NULL) {
+        n += c->aux->bytes + c->aux->tree.bytes;
+    }
+    return n;
 }
 static inline uint64_t coll_count(const struct coll *c)
 {
@@ -142,7 +154,8 @@ static inline uint32_t coll_chunk_bytes(const struct coll *c)
     return c->chunk_max;
 }
 
-/* DEBUG CORRUPT-VALUE: damages every chunk and open end so that any read of it fails. */
+/* DEBUG CORRUPT-VALUE: damages every chunk and open end (c->aux's too) so that any read of it
+ * fails. */
 void coll_corrupt(struct coll *c);
 
 /*

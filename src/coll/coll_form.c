@@ -5,6 +5,7 @@
 
 #include "coll/coll_hash.h"
 #include "coll/coll_list.h"
+#include "coll/coll_zset.h"
 #include "terse/status.h"
 
 size_t coll_form_size(const struct coll *c)
@@ -16,6 +17,7 @@ size_t coll_form_size(const struct coll *c)
     case COLL_SET:
         return coll_hash_form_size(c);
     case COLL_ZSET:
+        return coll_zset_form_size(c);
     case COLL_STREAM:
         break;
     }
@@ -31,6 +33,7 @@ int coll_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size_t cap,
     case COLL_SET:
         return coll_hash_to_form(env, c, out, cap, len);
     case COLL_ZSET:
+        return coll_zset_to_form(env, c, out, cap, len);
     case COLL_STREAM:
         break;
     }

@@ -111,12 +111,14 @@ int coll_zset_seek_lex(struct coll_env *env, struct coll *c, const uint8_t *m, s
 struct coll_zset_it {
     struct coll *c;                /* borrowed */
     struct coll_it tit;            /* the chunk being walked */
-    const uint8_t *form;           /* its verified form, when loaded */
+    struct store_hash_it fit;      /* forward: the cursor in its form, when loaded */
+    const uint8_t *form;           /* its verified form (a view), when loaded */
     size_t form_len;
     uint64_t idx;                  /* the next element's index inside the chunk */
     uint64_t left;                 /* elements left in the walk */
     bool reverse, loaded;
-    struct store_zset_el buf[64];  /* a reverse walk's decoded window (no allocation) */
+    struct store_zset_el buf[64];  /* a reverse walk's decoded window (no allocation): the
+                                      chunk's elements idx + 1 - buf_at .. idx are buf[0..buf_at) */
     size_t buf_n, buf_at;
 };
 /* Starts at rank from (>= coll_count: an empty walk). TERSE_OK. */
