@@ -14,8 +14,9 @@
  *
  * An element is found in the ordered part by its (score, member): a descent of the tree by
  * key.k to the last chunk whose first score is <= the score, then, when the scores tie at
- * chunk boundaries (runs of one score crossing chunks), by the first elements of the
- * neighbouring chunks (one chunk read each). Chunks hold at most chunk_bytes raw bytes (but for
+ * chunk boundaries (runs of one score crossing chunks), by a binary search over the ranks of
+ * that run reading the first element of each probed chunk: O(log n) chunk reads, never a walk
+ * of the run (coll_zset.c's top). Chunks hold at most chunk_bytes raw bytes (but for
  * one element bigger than that, alone), split at their middle when a write takes them past it;
  * one left under chunk_bytes / 4 merges with a neighbour when the two fit in 3/4 of chunk_bytes;
  * an emptied chunk leaves the tree. A bulk build cuts at 3/4 of chunk_bytes.
@@ -95,7 +96,7 @@ int coll_zset_rank(struct coll_env *env, struct coll *c, const uint8_t *m, size_
                    uint64_t *rank, double *score);
 
 /* The first rank whose score is >= score (> when exclusive); coll_count(c) when none.
- * TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM. score may be +-inf. */
+ * TERSE_OK, TERSE_EINVAL (NaN), TERSE_ECORRUPT, TERSE_ENOMEM. score may be +-inf. */
 int coll_zset_seek_score(struct coll_env *env, struct coll *c, double score, bool exclusive,
                          uint64_t *rank);
 
@@ -134,9 +135,13 @@ typedef int coll_zset_each_fn(void *arg, const struct store_zset_el *el);
 /* ZREMRANGEBYRANK/SCORE/LEX, ZPOPMIN/MAX, ZMPOP: removes ranks [start, start + n) (clipped to
  * the count), from the map too, calling fn (may be NULL) on each in ascending order before it
  * goes. Whole chunks inside the range leave the tree without being rewritten (read once, for fn
- * and the map); the two boundary chunks are rewritten. *removed gets the number removed.
- * TERSE_OK, TERSE_ECORRUPT (the elements before the failing chunk are removed, fn saw exactly
- * those), TERSE_ENOMEM, or fn's return. */
+ * and the map); the two boundary chunks are rewritten. *removed gets the number removed, on
+ * every return. Not atomic as a whole: on any failure the first *removed elements of the range
+ * are gone from both containers and the others are in both, as they were. TERSE_OK,
+ * TERSE_ECORRUPT (a chunk failed: the elements before it are removed, fn saw exactly those;
+ * or the map failed on an element, which fn saw and which stays), TERSE_ENOMEM (likewise: the
+ * chunk could not be copied, or the map's delete of an element fn saw failed), or fn's
+ * return. */
 int coll_zset_remove_range(struct coll_env *env, struct coll *c, uint64_t start, uint64_t n,
                            coll_zset_each_fn *fn, void *arg, uint64_t *removed);
 
@@ -152,7 +157,9 @@ int coll_zset_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size_t
 /* Checks everything (tests, fuzzers): both containers verify (coll_hash_verify for the map),
  * every chunk's form is sorted, the chunks in order with key.k the image of their first
  * score, no chunk over chunk_bytes unless it holds one element, counts and raw bytes add up,
- * and the map holds exactly the members with their scores. TERSE_OK or TERSE_ECORRUPT. O(n). */
+ * and the map holds exactly the members with their scores (the same 8 bytes). TERSE_OK,
+ * TERSE_ECORRUPT, or TERSE_ENOMEM (the env's build buffer, where each chunk's form is copied
+ * while the map is read, could not grow). O(n). */
 int coll_zset_verify(struct coll_env *env, struct coll *c);
 
 #endif /* TERSE_COLL_ZSET_H */

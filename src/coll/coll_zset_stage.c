@@ -103,25 +103,25 @@ static void cut(const struct coll *c, const uint32_t *off, size_t a, size_t b, s
 
 /* Inserts the descriptors of made[1..k) after the one at *it. TERSE_OK or TERSE_ENOMEM (those
  * inserted removed again). */
-static int insert_pieces(struct coll *c, const struct coll_zset_undo *u, const uint8_t *form, size_t len,
-                         const uint32_t *off, const struct piece *p, struct coll_chunk **made,
-                         size_t k, const struct coll_it *it)
+static int insert_pieces(struct coll *c, const struct coll_zset_undo *u, const uint8_t *form,
+                         size_t len, const uint32_t *off, const struct piece *p,
+                         struct coll_chunk **made, size_t k, const struct coll_it *it)
 {
     struct coll_it at = *it;
 
     coll_tree_next(&at);
     for (size_t j = 1; j < k; j++) {
+        double first = coll_zset_rec_score(form + off[p[j].a], form + len);
         struct coll_desc nd = {made[j], (uint32_t)(p[j].b - p[j].a), made[j]->raw,
-                               coll_zset_key_of(coll_zset_rec_score(form + off[p[j].a], form + len))};
+                               coll_zset_key_of(first)};
         int st = coll_tree_insert(&c->tree, &at, &nd);
 
         if (st != TERSE_OK) {
-            if (j > 1) {
+            /* coll_tree_remove leaves its iterator invalid: each is sought by rank. */
+            for (size_t i = 1; i < j; i++) {
                 seek_rank(c, u->rank0 + u->old.count, &at);
-                for (size_t i = 1; i < j; i++) {
-                    assert(coll_tree_desc(&at)->chunk == made[i]);
-                    coll_tree_remove(&c->tree, &at);
-                }
+                assert(coll_tree_desc(&at)->chunk == made[i]);
+                coll_tree_remove(&c->tree, &at);
             }
             return st;
         }
@@ -135,8 +135,9 @@ static int insert_pieces(struct coll *c, const struct coll_zset_undo *u, const u
  * split's room when it may be cut) as the chunk at it: new chunks made and installed, the old
  * one kept, an undo record pushed on t. TERSE_OK, TERSE_ENOMEM, TERSE_ETOOBIG (nothing changed).
  */
-static int stage(struct coll_env *env, struct coll *c, struct coll_zset_txn *t, const struct coll_it *at,
-                 const uint8_t *buf, size_t len, uint64_t n, uint8_t *area)
+static int stage(struct coll_env *env, struct coll *c, struct coll_zset_txn *t,
+                 const struct coll_it *at, const uint8_t *buf, size_t len, uint64_t n,
+                 uint8_t *area)
 {
     struct coll_zset_undo *u = &t->u[t->n];
     struct coll_chunk *one, **made = &one;
@@ -236,11 +237,12 @@ void coll_zset_txn_undo(struct coll_env *env, struct coll *c, struct coll_zset_t
             continue;
         }
         seek_rank(c, u->rank0, &it);
-        nx = it;
-        coll_tree_next(&nx);
+        /* coll_tree_remove leaves its iterator invalid: each piece is sought by rank. */
         for (size_t j = 0; j < u->n_more; j++) {
+            seek_rank(c, u->rank0 + coll_tree_desc(&it)->count, &nx);
             coll_chunk_drop(env, c, coll_tree_desc(&nx)->chunk);
             coll_tree_remove(&c->tree, &nx);
+            seek_rank(c, u->rank0, &it);
         }
         seek_rank(c, u->rank0, &it);
         d = coll_tree_desc(&it);
