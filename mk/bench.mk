@@ -60,3 +60,11 @@ TYPES_ARGS ?=
 .PHONY: bench-types
 bench-types: $(SERVER)
 	$(PYTHON) bench/types_bench.py --terse $(SERVER) $(TYPES_ARGS)
+
+# One growing container under maxmemory 64mb noeviction, terse and redis-server (issue 13):
+#   make bench-storm                          RPUSH, HSET, SADD, ZADD storms into one key
+#   make bench-storm STORM_ARGS="--types hset"
+STORM_ARGS ?=
+.PHONY: bench-storm
+bench-storm: $(SERVER)
+	TERSE_SHARED=$(CURDIR)/../shared $(PYTHON) bench/storm_bench.py --terse $(SERVER) $(STORM_ARGS)

@@ -9,6 +9,8 @@
  * each write. A released container leaves the pending list for the lazy-free queue (the same
  * links), which coll_free_step empties a few chunks at a time.
  *
+ * Chunks themselves (their blocks, reads and rewrites) are in coll_chunk.c.
+ *
  * A sorted set is two containers, its order (c) and its member map (c->aux, a hash): the map is
  * on the pending list by itself (the compressor passes over it as over any container), and
  * every lifetime call on c does the same to c->aux: destroy, release (the map leaves the pending
@@ -22,18 +24,7 @@
 #include "codec/codec_value.h"
 #include "core/core_mem.h"
 #include "terse/status.h"
-
-struct coll_env {
-    struct codec_ctx *codec;      /* borrowed */
-    struct coll *pending;         /* containers with pending chunks (head of the list) */
-    struct coll *lazy;            /* released containers awaiting their free */
-    uint8_t *buf;                 /* decode buffer (owned) */
-    size_t buf_cap;
-    uint8_t *build;               /* build buffer (owned) */
-    size_t build_cap;
-    struct coll_env_stats st;
-    uint64_t seed;                /* coll_env_set_seed */
-};
+#include "coll/coll_env_internal.h"
 
 static void *tree_alloc(void *opaque, size_t n)
 {
@@ -94,6 +85,7 @@ void coll_env_trim(struct coll_env *env, size_t keep)
         env->build = NULL;
         env->build_cap = 0;
     }
+    coll_spares_free(env, keep);
 }
 
 void coll_env_count_corrupt(struct coll_env *env)
@@ -132,180 +124,6 @@ void coll_pending_note(struct coll_env *env, struct coll *c)
         c->listed = 1;
         list_push(&env->pending, c);
     }
-}
-
-/* ---- chunks ------------------------------------------------------------------------------- */
-
-int coll_chunk_put(struct coll_env *env, struct coll *c, const uint8_t *form, size_t len,
-                   struct coll_chunk **out)
-{
-    size_t cap = codec_value_bound(len);
-    struct coll_chunk *ch = core_alloc(sizeof(*ch) + cap);
-    size_t stored = 0;
-
-    if (ch == NULL) {
-        return TERSE_ENOMEM;
-    }
-    if (codec_value_encode_raw(form, len, ch->data, cap, &stored) != TERSE_OK) {
-        core_free(ch);
-        return TERSE_ETOOBIG;
-    }
-    ch->len = (uint32_t)stored;
-    ch->cap = (uint32_t)cap;
-    ch->flags = COLL_CHUNK_PENDING | COLL_CHUNK_HOT;
-    memset(ch->pad, 0, sizeof(ch->pad));
-    ch->raw = (uint32_t)len;
-    c->raw += len;
-    c->bytes += core_mem_usable(ch);
-    c->n_pending++;
-    env->st.n_pending++;
-    coll_pending_note(env, c);
-    *out = ch;
-    return TERSE_OK;
-}
-
-int coll_adopt_chunk(struct coll_env *env, struct coll *c, const uint8_t *stored, size_t len,
-                     uint32_t count, const struct coll_key *key)
-{
-    struct codec_value_info info;
-    struct coll_chunk *ch;
-    struct coll_desc d;
-    struct coll_it at = {NULL, 0};
-
-    if (count == 0 || codec_value_info(stored, len, &info) != TERSE_OK ||
-        info.header_len + info.payload_len != len || info.orig_len > UINT32_MAX) {
-        return TERSE_ECORRUPT;
-    }
-    ch = core_alloc(sizeof(*ch) + len);
-    if (ch == NULL) {
-        return TERSE_ENOMEM;
-    }
-    memcpy(ch->data, stored, len);
-    ch->len = ch->cap = (uint32_t)len;
-    ch->flags = info.kind == CODEC_RAW ? COLL_CHUNK_PENDING : 0;
-    memset(ch->pad, 0, sizeof(ch->pad));
-    ch->raw = (uint32_t)info.orig_len;
-    d.chunk = ch;
-    d.count = count;
-    d.raw_len = (uint32_t)info.orig_len;
-    d.key = *key;
-    if (coll_tree_insert(&c->tree, &at, &d) != TERSE_OK) {
-        core_free(ch);
-        return TERSE_ENOMEM;
-    }
-    c->raw += info.orig_len;
-    c->bytes += core_mem_usable(ch);
-    c->count += count;
-    if (ch->flags & COLL_CHUNK_PENDING) {
-        c->n_pending++;
-        env->st.n_pending++;
-        coll_pending_note(env, c);
-    }
-    return TERSE_OK;
-}
-
-int coll_chunk_rewrite(struct coll_env *env, struct coll *c, struct coll_chunk **chp,
-                       const uint8_t *form, size_t len)
-{
-    struct coll_chunk *ch = *chp, *nc;
-    size_t stored = 0;
-    int st;
-
-    if (codec_value_bound(len) <= ch->cap &&
-        codec_value_encode_raw(form, len, ch->data, ch->cap, &stored) == TERSE_OK) {
-        c->raw = c->raw - ch->raw + len;
-        ch->raw = (uint32_t)len;
-        ch->len = (uint32_t)stored;
-        if (!(ch->flags & COLL_CHUNK_PENDING)) {
-            c->n_pending++;
-            env->st.n_pending++;
-        }
-        ch->flags |= COLL_CHUNK_PENDING | COLL_CHUNK_HOT;
-        coll_pending_note(env, c);
-        return TERSE_OK;
-    }
-    st = coll_chunk_put(env, c, form, len, &nc);
-    if (st != TERSE_OK) {
-        return st;
-    }
-    coll_chunk_drop(env, c, ch);
-    *chp = nc;
-    return TERSE_OK;
-}
-
-void coll_chunk_drop(struct coll_env *env, struct coll *c, struct coll_chunk *ch)
-{
-    if (ch == NULL) {
-        return;
-    }
-    if (ch->flags & COLL_CHUNK_PENDING) {
-        c->n_pending--;
-        env->st.n_pending--;
-    }
-    c->raw -= ch->raw;
-    c->bytes -= core_mem_usable(ch);
-    core_free(ch);
-}
-
-static int grow(uint8_t **p, size_t *cap, size_t n)
-{
-    uint8_t *q;
-    size_t want = *cap < 4096 ? 4096 : *cap;
-
-    if (n <= *cap) {
-        return TERSE_OK;
-    }
-    while (want < n) {
-        want *= 2;
-    }
-    q = core_realloc(*p, want);
-    if (q == NULL) {
-        return TERSE_ENOMEM;
-    }
-    *p = q;
-    *cap = want;
-    return TERSE_OK;
-}
-
-int coll_chunk_read(struct coll_env *env, struct coll_chunk *ch, const uint8_t **form,
-                    size_t *len)
-{
-    ch->flags |= COLL_CHUNK_HOT;
-    return coll_chunk_peek(env, ch, form, len);
-}
-
-int coll_chunk_peek(struct coll_env *env, const struct coll_chunk *ch, const uint8_t **form,
-                    size_t *len)
-{
-    struct codec_value_info info;
-    int st;
-
-    st = codec_value_view(env->codec, ch->data, ch->len, form, len);
-    if (st != TERSE_MORE) {
-        if (st != TERSE_OK) {
-            env->st.n_corrupt++;
-        }
-        return st;
-    }
-    if (codec_value_info(ch->data, ch->len, &info) != TERSE_OK) {
-        env->st.n_corrupt++;
-        return TERSE_ECORRUPT;
-    }
-    if (grow(&env->buf, &env->buf_cap, info.orig_len + 1) != TERSE_OK) {
-        return TERSE_ENOMEM;
-    }
-    st = codec_value_decode(env->codec, ch->data, ch->len, env->buf, env->buf_cap, len);
-    if (st != TERSE_OK) {
-        env->st.n_corrupt++;
-        return st == TERSE_ENOMEM ? st : TERSE_ECORRUPT;
-    }
-    *form = env->buf;
-    return TERSE_OK;
-}
-
-uint8_t *coll_env_build_buf(struct coll_env *env, size_t n)
-{
-    return grow(&env->build, &env->build_cap, n) == TERSE_OK ? env->build : NULL;
 }
 
 /* ---- containers ---------------------------------------------------------------------------- */
@@ -468,6 +286,7 @@ void coll_env_destroy(struct coll_env **pp)
     }
     core_free(env->buf);
     core_free(env->build);
+    coll_spares_free(env, 0);
     core_free(env);
     *pp = NULL;
 }

@@ -111,8 +111,8 @@ struct codec_ctx *coll_env_codec(const struct coll_env *env);
 void coll_env_set_seed(struct coll_env *env, uint64_t seed);
 uint64_t coll_env_seed(const struct coll_env *env);
 void coll_env_stats_get(const struct coll_env *env, struct coll_env_stats *out);
-/* Frees the env's decode and build buffers when they are larger than keep bytes (cron: one
- * huge chunk does not pin its buffer). */
+/* Frees the env's decode and build buffers, and the spare chunk blocks it keeps for reuse,
+ * when they are larger than keep bytes (cron: one huge chunk does not pin its buffer). */
 void coll_env_trim(struct coll_env *env, size_t keep);
 
 /* ---- a container's life -------------------------------------------------------------------- */

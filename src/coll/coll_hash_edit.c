@@ -46,6 +46,7 @@ static int find(struct coll_env *env, const struct coll_desc *d, const uint8_t *
                 size_t flen, struct spot *s)
 {
     struct store_hash_it fit;
+    struct store_hash_kv found_kv = {NULL, 0, NULL, 0};
     int st = coll_hash_chunk_open(env, d, &s->form, &s->len, &fit), rc;
 
     if (st != TERSE_OK) {
@@ -62,12 +63,18 @@ static int find(struct coll_env *env, const struct coll_desc *d, const uint8_t *
         if (rc != 1) {
             break;
         }
-        if (coll_hash_field_eq(&s->kv, field, flen)) {
+        if (!s->found && coll_hash_field_eq(&s->kv, field, flen)) {
             s->found = true;
             s->rs = (size_t)(at - s->form);
             s->re = (size_t)(fit.p - s->form);
-            return TERSE_OK;
+            found_kv = s->kv;
         }
+    }
+    /* The walk goes to the end even past the field: a write copies the rest of the form into
+     * the chunk's next one, so the rest must parse too (a checksum-valid chunk of a crafted
+     * snapshot may not). */
+    if (s->found) {
+        s->kv = found_kv;
     }
     return rc == 0 ? TERSE_OK : coll_hash_corrupt(env);
 }
@@ -187,15 +194,26 @@ static int split(struct coll_env *env, struct coll *c, struct coll_it *it, const
     (void)store_hash_open(form, len, &fit, &cnt);
     for (uint64_t i = 0; i < n; i++) {
         const uint8_t *at = fit.p;
-        int rc = store_hash_next(&fit, &kv);
 
-        (void)rc;
-        assert(rc == 1);
+        if (store_hash_next(&fit, &kv) != 1) {
+            return coll_hash_corrupt(env); /* nothing changed yet */
+        }
         e[i].h = coll_hash_of(c, kv.f, kv.flen);
         e[i].off = (uint32_t)(at - form);
         e[i].len = (uint32_t)(fit.p - at);
     }
     coll_hash_ents_sort(e, (size_t)n);
+    {
+        /* Every element in the chunk's range, or the pieces' low bounds would break the
+         * directory's order: a chunk of a crafted snapshot (its checksum valid) may hold
+         * anything. */
+        struct coll_it nx = *it;
+        coll_tree_next(&nx);
+        if (e[0].h < coll_tree_desc(it)->key.k ||
+            (coll_it_valid(&nx) && e[n - 1].h >= coll_tree_desc(&nx)->key.k)) {
+            return coll_hash_corrupt(env);
+        }
+    }
     if (e[0].h == e[n - 1].h) {
         return 0;
     }

@@ -127,7 +127,7 @@ bool coll_tree_seek_key(const struct coll_tree *t, coll_key_cmp *cmp, void *arg,
 int coll_tree_insert(struct coll_tree *t, struct coll_it *at, const struct coll_desc *d);
 
 /*
- * Removes the descriptor at *at; *at becomes the one after it (invalid at the end). A leaf
+ * Removes the descriptor at *at; *at is invalid after (a caller seeks again). A leaf
  * under COLL_TREE_MIN borrows from or merges with a neighbour; freed nodes go back to the
  * allocator. Never allocates.
  */

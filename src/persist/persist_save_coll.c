@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "codec/codec_value.h"
+#include "coll/coll_form.h"
 #include "coll/coll_list.h"
 #include "persist/persist_save_internal.h"
 #include "store/store.h"
@@ -212,4 +213,46 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
     }
     rec_end(&o);
     w->n_keys++;
+}
+
+bool persist_save_coll_chunked(const struct store_entry *e)
+{
+    return store_entry_type(e) != STORE_TYPE_ZSET;
+}
+
+/* buf grown to at least n bytes (its old bytes not kept). TERSE_OK or TERSE_ENOMEM. */
+static int buf_reserve(struct writer *w, uint8_t **buf, size_t *cap, size_t n)
+{
+    if (n <= *cap) {
+        return TERSE_OK;
+    }
+    w_free(w->alloc, *buf);
+    *buf = w_alloc(w->alloc, n);
+    *cap = *buf != NULL ? n : 0;
+    return *buf != NULL ? TERSE_OK : TERSE_ENOMEM;
+}
+
+int persist_save_coll_whole(struct writer *w, const struct store_entry *e, const uint8_t **val,
+                            size_t *vlen)
+{
+    struct coll *c = store_entry_coll(e);
+    size_t need = coll_form_size(c), flen = 0;
+    int st = buf_reserve(w, &w->form, &w->form_cap, need + 1);
+
+    if (st == TERSE_OK) {
+        st = coll_to_form(store_coll_env(w->shard), c, w->form, w->form_cap, &flen);
+    }
+    if (st == TERSE_OK) {
+        st = buf_reserve(w, &w->form2, &w->form2_cap, codec_value_bound(flen));
+    }
+    if (st == TERSE_OK) {
+        st = codec_value_encode_raw(w->form, flen, w->form2, w->form2_cap, vlen);
+    }
+    if (st != TERSE_OK) {
+        persist_w_fail(w, st, st == TERSE_ECORRUPT ? "a chunked value failed its checksum"
+                                                   : "out of memory");
+        return st;
+    }
+    *val = w->form2;
+    return TERSE_OK;
 }

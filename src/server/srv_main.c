@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "codec/codec_value.h"
+#include "coll/coll.h"
 #include "core/core_log.h"
 #include "core/core_mem.h"
 #include "core/core_time.h"
@@ -250,6 +251,9 @@ static int setup(struct srv *s)
     }
     s->cmd.shard = s->shard;
     s->cmd.codec = s->codec;
+    /* The shard's containers decode with the server's codec from the start: a snapshot's load
+     * and a save's walk read chunks before any command has run. */
+    coll_env_set_codec(store_coll_env(s->shard), s->codec);
     srv_hooks_install(s);
     srv_persist_hooks_install(s);
     srv_rdb_hooks_install(s);

@@ -205,9 +205,8 @@ void cmd_elems_all(struct cmd_call *c, enum store_type type, enum cmd_elems_all_
 
 /* ---- SCAN ---------------------------------------------------------------------------------- */
 
-/* A scan's value: its bytes, or a zset's score as Redis's scan spells it (a bulk, %.17g). */
-static void write_scan_value(struct cmd_call *c, const struct store_hash_kv *kv,
-                             enum cmd_elems_val vals)
+void cmd_elems_write_scan_value(struct cmd_call *c, const struct store_hash_kv *kv,
+                                enum cmd_elems_val vals)
 {
     char buf[CMD_SCORE_STR_MAX];
 
@@ -275,8 +274,7 @@ void cmd_elems_scan(struct cmd_call *c, enum store_type type, enum cmd_elems_val
     }
     if (cmd_elems_coll_of(e) != NULL) {
         /* A chunked one: incremental, the cursor a hash value (COUNT a hint, as Redis's). */
-        cmd_elems_coll_scan(c, cmd_elems_coll_of(e), cursor, (size_t)count, pat, pat_len,
-                            vals != CMD_ELEMS_VAL_NONE);
+        cmd_elems_coll_scan(c, cmd_elems_coll_of(e), cursor, (size_t)count, pat, pat_len, vals);
         return;
     }
     mark = c->out->len;
@@ -296,7 +294,7 @@ void cmd_elems_scan(struct cmd_call *c, enum store_type type, enum cmd_elems_val
         resp_write_bulk(c->out, kv.f, kv.flen);
         matched++;
         if (vals != CMD_ELEMS_VAL_NONE) {
-            write_scan_value(c, &kv, vals);
+            cmd_elems_write_scan_value(c, &kv, vals);
             matched++;
         }
     }
@@ -387,8 +385,8 @@ void cmd_elems_rand_reply_none(struct cmd_call *c, bool with_count)
     }
 }
 
-/* Writes one pick: the field, or the field and its value (a pair of its own in RESP3). */
-static void write_pick(struct cmd_call *c, const struct store_hash_kv *kv, enum cmd_elems_val vals)
+void cmd_elems_write_pick(struct cmd_call *c, const struct store_hash_kv *kv,
+                          enum cmd_elems_val vals)
 {
     if (vals != CMD_ELEMS_VAL_NONE && c->out->proto == 3) {
         resp_write_array(c->out, 2);
@@ -464,7 +462,7 @@ static int rand_repeat(struct cmd_call *c, const uint8_t *form, size_t len, uint
         if (store_hash_next(&at, &kv) != 1) {
             return TERSE_ECORRUPT;
         }
-        write_pick(c, &kv, vals);
+        cmd_elems_write_pick(c, &kv, vals);
         if (c->out->len > CMD_ELEMS_RAND_REPLY_MAX) {
             return TERSE_ETOOBIG;
         }
@@ -490,7 +488,7 @@ static int rand_distinct(struct cmd_call *c, const uint8_t *form, size_t len, ui
     write_picks_header(c, (size_t)wanted, vals);
     for (left = n; wanted > 0 && (st = store_hash_next(&it, &kv)) == 1; left--) {
         if (count >= n || store_rand(s) % left < wanted) {
-            write_pick(c, &kv, vals);
+            cmd_elems_write_pick(c, &kv, vals);
             wanted--;
         }
     }

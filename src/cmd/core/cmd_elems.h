@@ -88,6 +88,15 @@ void cmd_elems_all(struct cmd_call *c, enum store_type type, enum cmd_elems_all_
  */
 void cmd_elems_scan(struct cmd_call *c, enum store_type type, enum cmd_elems_val vals);
 
+/* A scan's value: its bytes, or a zset's score as Redis's scan spells it (a bulk, %.17g). */
+void cmd_elems_write_scan_value(struct cmd_call *c, const struct store_hash_kv *kv,
+                                enum cmd_elems_val vals);
+
+/* One random pick: the field, or the field and its value (a pair of its own in RESP3; a
+ * zset's score a double). */
+void cmd_elems_write_pick(struct cmd_call *c, const struct store_hash_kv *kv,
+                          enum cmd_elems_val vals);
+
 /* The count of HRANDFIELD or SRANDMEMBER at argv[argi] into *count: 0, or -1 when it replied
  * (not an integer, or LLONG_MIN, whose negation, the number of picks, Redis refuses). */
 int cmd_elems_rand_count_or_reply(struct cmd_call *c, size_t argi, long long *count);

@@ -29,6 +29,9 @@ struct coll *cmd_elems_coll_of(const struct store_entry *e)
         return NULL;
     }
     c = store_entry_coll(e);
+    if (c->type == COLL_ZSET) {
+        return c->aux; /* its member map: member -> score (coll_zset.h) */
+    }
     return c->type == COLL_HASH || c->type == COLL_SET ? c : NULL;
 }
 
@@ -162,7 +165,7 @@ struct scan_ctx {
     struct cmd_call *c;
     const uint8_t *pat;
     size_t pat_len;
-    bool with_values;
+    enum cmd_elems_val vals;
     size_t n; /* bulks written */
 };
 
@@ -175,17 +178,17 @@ static int scan_one(void *arg, const struct store_hash_kv *kv)
     }
     resp_write_bulk(s->c->out, kv->f, kv->flen);
     s->n++;
-    if (s->with_values) {
-        resp_write_bulk(s->c->out, kv->v, kv->vlen);
+    if (s->vals != CMD_ELEMS_VAL_NONE) {
+        cmd_elems_write_scan_value(s->c, kv, s->vals);
         s->n++;
     }
     return 0;
 }
 
 void cmd_elems_coll_scan(struct cmd_call *c, struct coll *co, uint64_t cursor, size_t count,
-                         const uint8_t *pat, size_t pat_len, bool with_values)
+                         const uint8_t *pat, size_t pat_len, enum cmd_elems_val vals)
 {
-    struct scan_ctx s = {c, pat, pat_len, with_values, 0};
+    struct scan_ctx s = {c, pat, pat_len, vals, 0};
     size_t mark = c->out->len, cur_at, at, n;
     uint64_t next = 0;
     char num[48];
@@ -216,17 +219,6 @@ void cmd_elems_coll_scan(struct cmd_call *c, struct coll *co, uint64_t cursor, s
 }
 
 /* ---- random picks ---------------------------------------------------------------------------- */
-
-static void write_kv(struct cmd_call *c, const struct store_hash_kv *kv, bool with_values)
-{
-    if (with_values && c->out->proto == 3) {
-        resp_write_array(c->out, 2);
-    }
-    resp_write_bulk(c->out, kv->f, kv->flen);
-    if (with_values) {
-        resp_write_bulk(c->out, kv->v, kv->vlen);
-    }
-}
 
 int cmd_elems_coll_pick(struct cmd_call *c, struct coll *co, struct store_hash_kv *kv)
 {
@@ -296,7 +288,7 @@ static int distinct_ranks(struct cmd_call *c, uint64_t n, uint64_t count, uint64
 }
 
 static int coll_rand(struct cmd_call *c, struct coll *co, bool single, long long count,
-                     bool with_values)
+                     enum cmd_elems_val vals)
 {
     struct coll_env *env = cmd_coll_env(c, &c->argv[1]);
     struct store_shard *s = cmd_shard(c, c->argv[1].p, c->argv[1].len);
@@ -313,11 +305,11 @@ static int coll_rand(struct cmd_call *c, struct coll *co, bool single, long long
     }
     if (count < 0) {
         uint64_t k = (uint64_t)-count;
-        resp_write_array(c->out, with_values && c->out->proto == 2 ? k * 2 : k);
+        resp_write_array(c->out, vals != CMD_ELEMS_VAL_NONE && c->out->proto == 2 ? k * 2 : k);
         for (uint64_t i = 0; i < k && st == TERSE_OK && !c->out->err; i++) {
             st = coll_hash_at(env, co, store_rand(s) % n, &kv);
             if (st == TERSE_OK) {
-                write_kv(c, &kv, with_values);
+                cmd_elems_write_pick(c, &kv, vals);
                 if (c->out->len > CMD_ELEMS_RAND_REPLY_MAX) {
                     return TERSE_ETOOBIG;
                 }
@@ -330,11 +322,11 @@ static int coll_rand(struct cmd_call *c, struct coll *co, bool single, long long
          * form does; every element when count >= n. */
         struct coll_hash_it it;
         uint64_t wanted = (uint64_t)count < n ? (uint64_t)count : n, left = n;
-        resp_write_array(c->out, with_values && c->out->proto == 2 ? wanted * 2 : wanted);
+        resp_write_array(c->out, vals != CMD_ELEMS_VAL_NONE && c->out->proto == 2 ? wanted * 2 : wanted);
         st = coll_hash_it_init(env, co, &it);
         while (st == TERSE_OK && wanted > 0 && (st = coll_hash_it_next(env, &it, &kv)) == 1) {
             if ((uint64_t)count >= n || store_rand(s) % left < wanted) {
-                write_kv(c, &kv, with_values);
+                cmd_elems_write_pick(c, &kv, vals);
                 wanted--;
             }
             left--;
@@ -349,12 +341,12 @@ static int coll_rand(struct cmd_call *c, struct coll *co, bool single, long long
         if (st != TERSE_OK) {
             return st;
         }
-        resp_write_array(c->out, with_values && c->out->proto == 2 ? (uint64_t)count * 2
+        resp_write_array(c->out, vals != CMD_ELEMS_VAL_NONE && c->out->proto == 2 ? (uint64_t)count * 2
                                                                   : (uint64_t)count);
         for (uint64_t i = 0; i < (uint64_t)count && st == TERSE_OK; i++) {
             st = coll_hash_at(env, co, r[i], &kv);
             if (st == TERSE_OK) {
-                write_kv(c, &kv, with_values);
+                cmd_elems_write_pick(c, &kv, vals);
             }
         }
         return st;
@@ -362,10 +354,10 @@ static int coll_rand(struct cmd_call *c, struct coll *co, bool single, long long
 }
 
 void cmd_elems_coll_rand_reply(struct cmd_call *c, struct coll *co, bool single, long long count,
-                               bool with_values, const char *err_too_big)
+                               enum cmd_elems_val vals, const char *err_too_big)
 {
     size_t mark = c->out->len;
-    int st = coll_rand(c, co, single, count, with_values);
+    int st = coll_rand(c, co, single, count, vals);
 
     if (st == TERSE_ETOOBIG) {
         c->out->len = mark;

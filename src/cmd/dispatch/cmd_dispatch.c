@@ -42,6 +42,7 @@
 #include "cmd/keyspace/cmd_sort.h"
 #include "cmd/string/cmd_string.h"
 #include "cmd/zset/cmd_zset.h"
+#include "coll/coll.h"
 #include "terse/status.h"
 #include "cmd/stream/cmd_stream_table.h"
 #include "cmd/script/cmd_script_cmd.h"
@@ -349,6 +350,7 @@ void cmd_server_trim(struct cmd_server *srv, size_t keep)
         srv->scratch3 = NULL;
         srv->scratch3_cap = 0;
     }
+    coll_env_trim(store_coll_env(srv->shard), keep);
     cmd_feed_trim(srv, keep);
     cmd_script_trim(srv, keep);
     for (struct cmd_client *cl = srv->clients; cl != NULL; cl = cl->next) {

@@ -142,7 +142,8 @@ void cmd_hash_hrandfield(struct cmd_call *c)
         return;
     }
     if (cmd_elems_coll_of(e) != NULL) {
-        cmd_elems_coll_rand_reply(c, cmd_elems_coll_of(e), c->argc == 2, l, withvalues,
+        cmd_elems_coll_rand_reply(c, cmd_elems_coll_of(e), c->argc == 2, l,
+                                  withvalues ? CMD_ELEMS_VAL_BULK : CMD_ELEMS_VAL_NONE,
                                   ERR_RAND_REPLY);
         return;
     }

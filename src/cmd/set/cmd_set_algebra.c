@@ -294,7 +294,7 @@ static void reply_result(struct cmd_call *c, int st, size_t len)
     size_t mark = c->out->len;
 
     if (st == TERSE_OK) {
-        st = cmd_set_normalize(c, len, &len, &n, &all_int);
+        st = cmd_set_normalize(c->srv, len, &len, &n, &all_int);
     }
     if (st == TERSE_OK && len == 0) {
         resp_write_set(c->out, 0);

@@ -94,7 +94,8 @@ void cmd_set_srandmember(struct cmd_call *c)
         return;
     }
     if (cmd_elems_coll_of(e) != NULL) {
-        cmd_elems_coll_rand_reply(c, cmd_elems_coll_of(e), c->argc == 2, l == 1 ? -1 : l, false,
+        cmd_elems_coll_rand_reply(c, cmd_elems_coll_of(e), c->argc == 2, l == 1 ? -1 : l,
+                                  CMD_ELEMS_VAL_NONE,
                                   ERR_RAND_REPLY);
         return;
     }

@@ -64,9 +64,8 @@ int cmd_set_form_is_table(const struct cmd_server *srv, const uint8_t *form, siz
  * members and their values laid out in scratch3 (twice n items: store_set_form_sorted merges
  * into the second half), and the form written back into scratch2.
  */
-static int sort_form(struct cmd_call *c, size_t len, size_t n, size_t *out_len)
+static int sort_form(struct cmd_server *srv, size_t len, size_t n, size_t *out_len)
 {
-    struct cmd_server *srv = c->srv;
     struct store_hash_it it;
     struct store_set_num *a;
     uint64_t count;
@@ -91,7 +90,7 @@ static int sort_form(struct cmd_call *c, size_t len, size_t n, size_t *out_len)
     return store_set_form_sorted(a, n, srv->scratch2, srv->scratch2_cap, out_len);
 }
 
-int cmd_set_normalize(struct cmd_call *c, size_t len, size_t *out_len, uint64_t *n,
+int cmd_set_normalize(struct cmd_server *srv, size_t len, size_t *out_len, uint64_t *n,
                       bool *all_int)
 {
     struct store_hash_it it;
@@ -107,7 +106,7 @@ int cmd_set_normalize(struct cmd_call *c, size_t len, size_t *out_len, uint64_t 
     if (len == 0) {
         return TERSE_OK;
     }
-    st = store_hash_open(c->srv->scratch2, len, &it, n);
+    st = store_hash_open(srv->scratch2, len, &it, n);
     while (st == TERSE_OK && (st = store_hash_next(&it, &kv)) == 1) {
         st = TERSE_OK;
         if (*all_int && !cmd_parse_ll(kv.f, kv.flen, &v)) {
@@ -126,7 +125,7 @@ int cmd_set_normalize(struct cmd_call *c, size_t len, size_t *out_len, uint64_t 
         return TERSE_ECORRUPT;
     }
     if (*all_int && !sorted) {
-        return sort_form(c, len, (size_t)*n, out_len);
+        return sort_form(srv, len, (size_t)*n, out_len);
     }
     return TERSE_OK;
 }
@@ -144,7 +143,7 @@ int cmd_set_commit(struct cmd_call *c, const struct resp_slice *key, size_t len,
                                   c->now_ms);
         return TERSE_OK;
     }
-    st = cmd_set_normalize(c, len, &len, &n, &all_int);
+    st = cmd_set_normalize(c->srv, len, &len, &n, &all_int);
     if (st != TERSE_OK) {
         return st;
     }

@@ -43,7 +43,7 @@ int cmd_set_commit(struct cmd_call *c, const struct resp_slice *key, size_t len,
  * numerically (uses scratch and scratch3), any other is left as it is. *out_len gets its
  * length (unchanged), *n its member count, *all_int whether every member is an integer.
  * TERSE_OK, TERSE_ENOMEM, TERSE_ECORRUPT. */
-int cmd_set_normalize(struct cmd_call *c, size_t len, size_t *out_len, uint64_t *n,
+int cmd_set_normalize(struct cmd_server *srv, size_t len, size_t *out_len, uint64_t *n,
                       bool *all_int);
 
 #endif /* TERSE_CMD_SET_STORE_H */

@@ -7,8 +7,9 @@
  * order, compressed and checksummed like a string, verified on every read. A write decodes it
  * into an array, edits the array (binary search for a score's place, a linear look for a
  * member), and writes the form anew: time in proportion to the zset's size, as Redis's
- * listpack encoding (which Redis uses up to 128 members by default); a zset of many thousands
- * of members is rewritten whole by every write, where Redis's skiplist is O(log n).
+ * listpack encoding (which Redis uses up to 128 members by default). A skiplist-encoded zset
+ * past terse-chunk-bytes is held in chunks (cmd_zset_coll.h): ZADD and ZREM then cost
+ * O(log n) chunks, as Redis's skiplist costs O(log n).
  *
  * OBJECT ENCODING answers what Redis 7.0 would hold: "listpack" until a ZADD adds a member
  * when the zset passes zset-max-listpack-entries or the member is longer than
@@ -24,9 +25,11 @@
 #include "cmd/mech/cmd_change.h"
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
+#include "cmd/core/cmd_lookup.h"
 #include "resp/resp_write.h"
 #include "store/form/store_hash.h"
 #include "terse/status.h"
+#include "cmd/zset/cmd_zset_coll.h"
 #include "cmd/zset/cmd_zset_form.h"
 
 #define ERR_XX_NX "ERR XX and NX options at the same time are not compatible"
@@ -138,12 +141,67 @@ static int zadd_opts_or_reply(struct cmd_call *c, unsigned *flags, size_t *first
     return -1;
 }
 
+/* What a ZADD did to a chunked zset. */
+struct zadd_tally {
+    size_t added, updated, processed;
+    double score; /* the last pair's new score (the INCR reply) */
+};
+
+/* The pairs from argv[first] applied to the chunked zset co as zadd_one applies them to an
+ * array: each member looked up in the map, moved or added in the ordered chunks. TERSE_OK,
+ * 1 when the INCR made a NaN (nothing changed: INCR takes one pair), or a status (the pairs
+ * before the failing one stay applied). */
+static int zadd_coll(struct cmd_call *c, struct coll *co, unsigned flags, size_t first,
+                     size_t pairs, struct zadd_tally *t)
+{
+    struct coll_env *env = cmd_coll_env(c, &c->argv[1]);
+    int st = TERSE_OK;
+
+    for (size_t j = 0; j < pairs && st == TERSE_OK; j++) {
+        const struct resp_slice *m = &c->argv[first + 2 * j + 1];
+        enum coll_zset_result r = COLL_ZSET_UNTOUCHED;
+        double score = 0, cur = 0, old = 0;
+        int found;
+
+        (void)cmd_parse_double(c->argv[first + 2 * j].p, c->argv[first + 2 * j].len, &score);
+        found = coll_zset_score(env, co, m->p, m->len, &cur);
+        if (found < 0) {
+            return found;
+        }
+        if (found ? (flags & ZADD_NX) != 0 : (flags & ZADD_XX) != 0) {
+            continue;
+        }
+        if (found && (flags & ZADD_INCR)) {
+            score += cur;
+            if (isnan(score)) {
+                return 1;
+            }
+        }
+        if (found && (((flags & ZADD_LT) && score >= cur) || ((flags & ZADD_GT) && score <= cur))) {
+            continue;
+        }
+        t->score = score;
+        t->processed++;
+        if (found && score == cur) {
+            continue; /* the same score (-0 is 0): nothing moves */
+        }
+        st = coll_zset_add(env, co, m->p, m->len, score, 0, &r, &old);
+        t->added += r == COLL_ZSET_ADDED;
+        t->updated += r == COLL_ZSET_UPDATED;
+    }
+    if (t->added + t->updated > 0) {
+        cmd_coll_edited(c, &c->argv[1]);
+    }
+    return st;
+}
+
 static void zadd_generic(struct cmd_call *c, unsigned flags)
 {
     const struct resp_slice *key = &c->argv[1];
     const struct store_entry *e;
     struct store_zset_el *a;
-    size_t first = 0, pairs, n, added = 0, updated = 0, processed = 0, max_added = 0;
+    const uint8_t *form;
+    size_t first = 0, pairs, n, flen, added = 0, updated = 0, processed = 0;
     double score = 0;
     int st = TERSE_OK;
 
@@ -157,11 +215,27 @@ static void zadd_generic(struct cmd_call *c, unsigned flags)
             return;
         }
     }
-    if (cmd_zset_read(c, key, 1, pairs, &e, &a, &n) != 0) {
+    if (cmd_value_read_form(c, key, STORE_TYPE_ZSET, 1, &e, &form, &flen) != 0) {
         return;
     }
-    if (e != NULL || !(flags & ZADD_XX)) {
-        bool was_table = e != NULL && store_entry_is_raw(e);
+    if (cmd_zset_coll_of(e) != NULL) {
+        struct zadd_tally t = {0, 0, 0, 0};
+        st = zadd_coll(c, cmd_zset_coll_of(e), flags, first, pairs, &t);
+        if (st == 1) {
+            cmd_reply_err(c, CMD_ZSET_ERR_NAN);
+            return;
+        }
+        added = t.added;
+        updated = t.updated;
+        processed = t.processed;
+        score = t.score;
+    } else if (cmd_zset_decode_or_reply(c, key, form, flen, pairs, &a, &n) != 0) {
+        return;
+    } else if (e != NULL || !(flags & ZADD_XX)) {
+        /* Redis converts a listpack to a skiplist just before the insert that would pass its
+         * limits, and a listpack holds a score of -0 as 0: a pair written while the zset is
+         * still a listpack keeps 0, one written after the conversion keeps -0. */
+        bool table = cmd_zset_entry_is_table(e);
         for (size_t j = 0; j < pairs; j++) {
             const struct resp_slice *m = &c->argv[first + 2 * j + 1];
             enum zadd_out out;
@@ -175,14 +249,15 @@ static void zadd_generic(struct cmd_call *c, unsigned flags)
             added += out == ZADD_OUT_ADDED;
             updated += out == ZADD_OUT_UPDATED;
             processed += out != ZADD_OUT_NOP;
-            if (out == ZADD_OUT_ADDED && m->len > max_added) {
-                max_added = m->len;
+            if (!table && out == ZADD_OUT_ADDED && cmd_zset_is_table(c->srv, n, m->len)) {
+                table = true;
+            }
+            if (!table && (out == ZADD_OUT_ADDED || out == ZADD_OUT_UPDATED) && score == 0) {
+                a[cmd_zset_find(a, n, m->p, m->len)].score = 0.0;
             }
         }
         if (added + updated > 0) {
-            st = cmd_zset_commit(c, key, a, n,
-                                 was_table || (added > 0 && cmd_zset_is_table(c->srv, n,
-                                                                              max_added)));
+            st = cmd_zset_commit(c, key, a, n, table);
         }
     }
     if (st != TERSE_OK) {
@@ -218,21 +293,37 @@ static void zset_zrem(struct cmd_call *c)
 {
     const struct store_entry *e;
     struct store_zset_el *a;
-    size_t n, deleted = 0;
+    const uint8_t *form;
+    size_t n, flen, deleted = 0;
     int st = TERSE_OK;
 
-    if (cmd_zset_read(c, &c->argv[1], 1, 0, &e, &a, &n) != 0) {
+    if (cmd_value_read_form(c, &c->argv[1], STORE_TYPE_ZSET, 1, &e, &form, &flen) != 0) {
         return;
     }
-    for (size_t j = 2; j < c->argc && n > 0; j++) {
-        size_t i = cmd_zset_find(a, n, c->argv[j].p, c->argv[j].len);
-        if (i < n) {
-            remove_at(a, &n, i);
-            deleted++;
+    if (cmd_zset_coll_of(e) != NULL) {
+        struct coll *co = cmd_zset_coll_of(e);
+        for (size_t j = 2; j < c->argc && st == TERSE_OK; j++) {
+            st = coll_zset_rem(cmd_coll_env(c, &c->argv[1]), co, c->argv[j].p, c->argv[j].len);
+            deleted += st == 1;
+            st = st < 0 ? st : TERSE_OK;
         }
-    }
-    if (deleted > 0) {
-        st = cmd_zset_commit(c, &c->argv[1], a, n, store_entry_is_raw(e));
+        if (deleted > 0) {
+            int st2 = cmd_zset_coll_settle(c, &c->argv[1], co);
+            st = st != TERSE_OK ? st : st2;
+        }
+    } else if (cmd_zset_decode_or_reply(c, &c->argv[1], form, flen, 0, &a, &n) != 0) {
+        return;
+    } else {
+        for (size_t j = 2; j < c->argc && n > 0; j++) {
+            size_t i = cmd_zset_find(a, n, c->argv[j].p, c->argv[j].len);
+            if (i < n) {
+                remove_at(a, &n, i);
+                deleted++;
+            }
+        }
+        if (deleted > 0) {
+            st = cmd_zset_commit(c, &c->argv[1], a, n, cmd_zset_entry_is_table(e));
+        }
     }
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, &c->argv[1], st);

@@ -1,10 +1,10 @@
 /*
  * cmd_zset_form: the steps the sorted-set commands share: read a zset (decoded into scratch),
  * find a member, decide the encoding Redis would give (listpack or skiplist), store a new
- * form, and reply elements with or without scores.
+ * form (in chunks when it is a big skiplist: cmd_zset_coll.h), and reply elements with or
+ * without scores.
  */
 #include "cmd/zset/cmd_zset_form.h"
-
 
 #include <math.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
 #include "cmd/core/cmd_lookup.h"
+#include "cmd/zset/cmd_zset_coll.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
 
@@ -48,6 +49,9 @@ int cmd_zset_commit(struct cmd_call *c, const struct resp_slice *key, struct sto
     if (st != TERSE_OK) {
         return st;
     }
+    if (cmd_zset_wants_chunks(c->srv, table, len)) {
+        return cmd_zset_coll_store_form(c, key, len);
+    }
     return cmd_value_store_form(c, c->cl->db, key, STORE_TYPE_ZSET, len,
                                 table ? (unsigned)STORE_SET_RAW : 0u);
 }
@@ -79,9 +83,14 @@ int cmd_zset_decode_or_reply(struct cmd_call *c, const struct resp_slice *key,
     return 0;
 }
 
+bool cmd_zset_entry_is_table(const struct store_entry *e)
+{
+    return e != NULL && (store_entry_is_raw(e) || store_entry_enc(e) == STORE_ENC_COLL);
+}
+
 const char *cmd_zset_encoding(const struct store_entry *e)
 {
-    return store_entry_is_raw(e) ? "skiplist" : "listpack";
+    return cmd_zset_entry_is_table(e) ? "skiplist" : "listpack";
 }
 
 size_t cmd_zset_find(const struct store_zset_el *a, size_t n, const uint8_t *m, size_t mlen)
@@ -126,6 +135,15 @@ int cmd_zset_read(struct cmd_call *c, const struct resp_slice *key, int for_writ
     *n = 0;
     if (cmd_value_read_form(c, key, STORE_TYPE_ZSET, for_write, e, &form, &len) != 0) {
         return -1;
+    }
+    if (cmd_zset_coll_of(*e) != NULL) {
+        /* A chunked zset whole: the O(n) paths (the commands with a chunked path of their own
+         * do not come here). */
+        int st = cmd_zset_coll_whole(c, key, cmd_zset_coll_of(*e), &form, &len);
+        if (st != TERSE_OK) {
+            cmd_value_reply_bad(c, key, st);
+            return -1;
+        }
     }
     return cmd_zset_decode_or_reply(c, key, form, len, extra, a, n);
 }

@@ -17,6 +17,9 @@
  * the limits (the entry's raw mark), else "listpack". */
 const char *cmd_zset_encoding(const struct store_entry *e);
 
+/* Whether e (NULL: no) is a skiplist to Redis: the raw mark, or held in chunks. */
+bool cmd_zset_entry_is_table(const struct store_entry *e);
+
 /* Whether Redis 7.0 would hold a zset of n members, the longest maxlen bytes, as a skiplist
  * (more than zset-max-listpack-entries, or a member longer than zset-max-listpack-value). */
 bool cmd_zset_is_table(const struct cmd_server *srv, size_t n, size_t maxlen);

@@ -8,6 +8,7 @@
 #include <limits.h>
 
 #include "cmd/core/cmd_elems.h"
+#include "cmd/core/cmd_elems_coll.h"
 #include "cmd/mech/cmd_change.h"
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
@@ -16,6 +17,7 @@
 #include "cmd/core/cmd_lookup.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
+#include "cmd/zset/cmd_zset_coll.h"
 #include "cmd/zset/cmd_zset_form.h"
 
 #define ERR_NOT_POSITIVE "ERR value is out of range, must be positive"
@@ -29,6 +31,50 @@ struct pop_how {
     bool emitkey; /* BZPOPMIN, BZPOPMAX: the key first, in the same flat array */
 };
 
+/* One popped member and its score, in the reply. */
+static void write_popped(struct cmd_call *c, const struct store_zset_el *el, struct pop_how how)
+{
+    if (how.nested) {
+        resp_write_array(c->out, 2);
+    }
+    resp_write_bulk(c->out, el->m, el->mlen);
+    resp_write_double(c->out, el->score);
+}
+
+/* The take lowest (highest: how.max) members of the chunked zset co replied, walking from that
+ * end, then removed from it. TERSE_OK or a status (nothing removed). */
+static int pop_coll(struct cmd_call *c, const struct resp_slice *key, struct coll *co,
+                    size_t take, struct pop_how how)
+{
+    struct coll_env *env = cmd_coll_env(c, key);
+    uint64_t n = coll_count(co), removed = 0;
+    struct coll_zset_it it;
+    struct store_zset_el el;
+    size_t i = 0;
+    int st = coll_zset_it_init(env, co, how.max ? n - 1 : 0, how.max, &it);
+
+    while (st == TERSE_OK && i < take && (st = coll_zset_it_next(env, &it, &el)) == 1) {
+        write_popped(c, &el, how);
+        i++;
+        st = TERSE_OK;
+    }
+    if (st < 0) {
+        return st;
+    }
+    if (i != take) {
+        return TERSE_ECORRUPT;
+    }
+    st = coll_zset_remove_range(env, co, how.max ? n - take : 0, take, NULL, NULL, &removed);
+    if (st == TERSE_OK && removed != take) {
+        st = TERSE_ECORRUPT;
+    }
+    if (removed > 0) {
+        int st2 = cmd_zset_coll_settle(c, key, co);
+        st = st != TERSE_OK ? st : st2;
+    }
+    return st;
+}
+
 /*
  * Pops up to count (-1: one, flat) members of the first existing of the nkeys keys from
  * argv[first]. A key of another type before any zset answers WRONGTYPE.
@@ -38,8 +84,10 @@ static void pop_generic(struct cmd_call *c, size_t first, size_t nkeys, long lon
 {
     const struct resp_slice *key = NULL;
     const struct store_entry *e = NULL;
-    struct store_zset_el *a;
-    size_t n, take, mark;
+    struct store_zset_el *a = NULL;
+    const uint8_t *form;
+    struct coll *co;
+    size_t n = 0, len, take, mark;
     int st;
 
     for (size_t j = 0; j < nkeys && e == NULL; j++) {
@@ -58,9 +106,14 @@ static void pop_generic(struct cmd_call *c, size_t first, size_t nkeys, long lon
         }
         return;
     }
-    if (cmd_zset_read(c, key, 1, 0, &e, &a, &n) != 0) {
+    if (cmd_value_read_form(c, key, STORE_TYPE_ZSET, 1, &e, &form, &len) != 0) {
         return;
     }
+    co = cmd_zset_coll_of(e);
+    if (co == NULL && cmd_zset_decode_or_reply(c, key, form, len, 0, &a, &n) != 0) {
+        return;
+    }
+    n = co != NULL ? (size_t)coll_count(co) : n;
     take = count < 0 ? 1 : (unsigned long long)count > n ? n : (size_t)count;
     mark = c->out->len;
     if (how.zmpop) {
@@ -73,15 +126,15 @@ static void pop_generic(struct cmd_call *c, size_t first, size_t nkeys, long lon
     } else {
         resp_write_array(c->out, how.nested ? take : 2 * take);
     }
-    for (size_t i = 0; i < take; i++) {
-        const struct store_zset_el *el = &a[how.max ? n - 1 - i : i];
-        if (how.nested) {
-            resp_write_array(c->out, 2);
+    if (co != NULL) {
+        st = pop_coll(c, key, co, take, how);
+    } else {
+        for (size_t i = 0; i < take; i++) {
+            write_popped(c, &a[how.max ? n - 1 - i : i], how);
         }
-        resp_write_bulk(c->out, el->m, el->mlen);
-        resp_write_double(c->out, el->score);
+        st = cmd_zset_commit(c, key, how.max ? a : a + take, n - take,
+                             cmd_zset_entry_is_table(e));
     }
-    st = cmd_zset_commit(c, key, how.max ? a : a + take, n - take, store_entry_is_raw(e));
     if (st != TERSE_OK) {
         c->out->len = mark;
         cmd_value_reply_bad(c, key, st);
@@ -203,6 +256,21 @@ void cmd_zset_zrandmember(struct cmd_call *c)
     if (e == NULL) {
         cmd_elems_rand_reply_none(c, c->argc >= 3);
         return;
+    }
+    if (cmd_zset_coll_of(e) != NULL &&
+        !(c->argc >= 3 && l > 1 && (uint64_t)l >= coll_count(cmd_zset_coll_of(e)))) {
+        /* Picks from the member map (member -> score), each O(log n). */
+        cmd_elems_coll_rand_reply(c, cmd_elems_coll_of(e), c->argc == 2, l == 1 ? -1 : l,
+                                  withscores ? CMD_ELEMS_VAL_SCORE : CMD_ELEMS_VAL_NONE,
+                                  ERR_RAND_REPLY);
+        return;
+    }
+    if (cmd_zset_coll_of(e) != NULL) {
+        int st = cmd_zset_coll_whole(c, &c->argv[1], cmd_zset_coll_of(e), &form, &len);
+        if (st != TERSE_OK) {
+            cmd_value_reply_bad(c, &c->argv[1], st);
+            return;
+        }
     }
     if (cmd_elems_open_or_reply(c, form, len, &it, &n) != 0) {
         return;

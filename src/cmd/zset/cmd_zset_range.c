@@ -8,6 +8,8 @@
  * first element at or past min, then on while at or before max; a lex range over members of
  * different scores answers what Redis's listpack answers). A reply goes forward or backward
  * over the run; a store writes the run as a new zset (cmd_zset_commit); a removal cuts it out.
+ * A chunked zset (cmd_zset_coll.h) finds the run's ends by two seeks of its tree and reads only
+ * the run (cmd_zset_coll_slice); a removal drops it from the chunks (coll_zset_remove_range).
  * Argument checks follow Redis 7.0's zrangeGenericCommand order: options, then conflicts,
  * then the range, then the key.
  */
@@ -23,6 +25,7 @@
 #include "cmd/core/cmd_lookup.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
+#include "cmd/zset/cmd_zset_coll.h"
 #include "cmd/zset/cmd_zset_form.h"
 
 #define ERR_LIMIT_RANK                                                                        \
@@ -199,6 +202,56 @@ static void find_run(const struct range *r, const struct store_zset_el *a, size_
     *cnt = k;
 }
 
+/* The run [i, j) of ranks in range, with offset elements skipped first from its start (from its
+ * end when rev; a negative offset skips them all) and at most limit taken (negative: no
+ * limit): *lo and *cnt, as find_run gives them. */
+static void limit_run(uint64_t i, uint64_t j, bool rev, long long offset, long long limit,
+                      size_t *lo, size_t *cnt)
+{
+    uint64_t k;
+
+    *lo = 0;
+    *cnt = 0;
+    if (offset < 0 || j <= i || (uint64_t)offset >= j - i) {
+        return;
+    }
+    k = j - i - (uint64_t)offset;
+    if (limit >= 0 && (uint64_t)limit < k) {
+        k = (uint64_t)limit;
+    }
+    *cnt = (size_t)k;
+    *lo = (size_t)(rev ? j - (uint64_t)offset - k : i + (uint64_t)offset);
+}
+
+/* The ranks [*i, *j) of the chunked zset co that range r holds: two seeks. TERSE_OK or a
+ * status. */
+static int coll_bounds(struct cmd_call *c, const struct resp_slice *key, struct coll *co,
+                       const struct range *r, uint64_t *i, uint64_t *j)
+{
+    struct coll_env *env = cmd_coll_env(c, key);
+    uint64_t n = coll_count(co);
+    int st;
+
+    if (r->type == RANGE_SCORE) {
+        st = coll_zset_seek_score(env, co, r->min, r->minex, i);
+        return st != TERSE_OK ? st : coll_zset_seek_score(env, co, r->max, !r->maxex, j);
+    }
+    if (r->lmin.kind != 0) {
+        *i = r->lmin.kind < 0 ? 0 : n;
+        st = TERSE_OK;
+    } else {
+        st = coll_zset_seek_lex(env, co, r->lmin.p, r->lmin.len, r->lmin.ex, i);
+    }
+    if (st != TERSE_OK) {
+        return st;
+    }
+    if (r->lmax.kind != 0) {
+        *j = r->lmax.kind < 0 ? 0 : n;
+        return TERSE_OK;
+    }
+    return coll_zset_seek_lex(env, co, r->lmax.p, r->lmax.len, !r->lmax.ex, j);
+}
+
 /* A rank range start..end (negative from the end) of n elements, reversed ranks when rev. */
 static void rank_run(long long start, long long end, size_t n, bool rev, size_t *lo, size_t *cnt)
 {
@@ -283,11 +336,12 @@ static void zrange_generic(struct cmd_call *c, size_t first, bool store, enum ra
     const struct resp_slice *key = &c->argv[first];
     const struct resp_slice *min = &c->argv[first + 1], *max = &c->argv[first + 2];
     const struct store_entry *e;
-    struct store_zset_el *a;
+    struct store_zset_el *a = NULL;
+    const uint8_t *form;
     struct range r = {0};
     bool withscores = false, ok = true;
     long long offset = 0, limit = -1, start = 0, end = 0;
-    size_t n, lo, cnt;
+    size_t n, len, lo = 0, cnt = 0;
 
     if (range_opts_or_reply(c, first, store, &type, &dir, &withscores, &offset, &limit) != 0) {
         return;
@@ -319,10 +373,30 @@ static void zrange_generic(struct cmd_call *c, size_t first, bool store, enum ra
         cmd_reply_err(c, r.type == RANGE_SCORE ? CMD_ZSET_ERR_MINMAX : CMD_ZSET_ERR_LEX);
         return;
     }
-    if (cmd_zset_read(c, key, 0, 0, &e, &a, &n) != 0) {
+    if (cmd_value_read_form(c, key, STORE_TYPE_ZSET, 0, &e, &form, &len) != 0) {
         return;
     }
-    if (r.type == RANGE_RANK) {
+    if (cmd_zset_coll_of(e) != NULL) {
+        /* Chunked: the run from two seeks (or the ranks), then only its elements read. */
+        struct coll *co = cmd_zset_coll_of(e);
+        uint64_t i = 0, j = 0;
+        int st = TERSE_OK;
+        if (r.type == RANGE_RANK) {
+            rank_run(start, end, (size_t)coll_count(co), dir == DIR_REVERSE, &lo, &cnt);
+        } else if ((st = coll_bounds(c, key, co, &r, &i, &j)) == TERSE_OK) {
+            limit_run(i, j, dir == DIR_REVERSE, offset, limit, &lo, &cnt);
+        }
+        if (st == TERSE_OK) {
+            st = cmd_zset_coll_slice(c, key, co, lo, cnt, &a);
+        }
+        if (st != TERSE_OK) {
+            cmd_value_reply_bad(c, key, st);
+            return;
+        }
+        lo = 0;
+    } else if (cmd_zset_decode_or_reply(c, key, form, len, 0, &a, &n) != 0) {
+        return;
+    } else if (r.type == RANGE_RANK) {
         rank_run(start, end, n, dir == DIR_REVERSE, &lo, &cnt);
     } else {
         find_run(&r, a, n, dir == DIR_REVERSE, offset, limit, &lo, &cnt);
@@ -394,11 +468,25 @@ static void count_generic(struct cmd_call *c, enum range_type type)
 {
     const struct store_entry *e;
     struct store_zset_el *a;
+    const uint8_t *form;
     struct range r = {0};
-    size_t n, lo, cnt;
+    size_t n, len, lo, cnt;
 
     if (range_or_reply(c, type, &r, NULL, NULL) != 0 ||
-        cmd_zset_read(c, &c->argv[1], 0, 0, &e, &a, &n) != 0) {
+        cmd_value_read_form(c, &c->argv[1], STORE_TYPE_ZSET, 0, &e, &form, &len) != 0) {
+        return;
+    }
+    if (cmd_zset_coll_of(e) != NULL) {
+        uint64_t i = 0, j = 0;
+        int st = coll_bounds(c, &c->argv[1], cmd_zset_coll_of(e), &r, &i, &j);
+        if (st != TERSE_OK) {
+            cmd_value_reply_bad(c, &c->argv[1], st);
+            return;
+        }
+        resp_write_int(c->out, j > i ? (long long)(j - i) : 0);
+        return;
+    }
+    if (cmd_zset_decode_or_reply(c, &c->argv[1], form, len, 0, &a, &n) != 0) {
         return;
     }
     find_run(&r, a, n, false, 0, -1, &lo, &cnt);
@@ -420,23 +508,45 @@ static void remrange_generic(struct cmd_call *c, enum range_type type)
 {
     const struct store_entry *e;
     struct store_zset_el *a;
+    const uint8_t *form;
     struct range r = {0};
     long long start = 0, end = 0;
-    size_t n, lo, cnt;
+    size_t n, len, lo = 0, cnt = 0;
     int st = TERSE_OK;
 
     if (range_or_reply(c, type, &r, &start, &end) != 0 ||
-        cmd_zset_read(c, &c->argv[1], 1, 0, &e, &a, &n) != 0) {
+        cmd_value_read_form(c, &c->argv[1], STORE_TYPE_ZSET, 1, &e, &form, &len) != 0) {
         return;
     }
-    if (type == RANGE_RANK) {
-        rank_run(start, end, n, false, &lo, &cnt);
+    if (cmd_zset_coll_of(e) != NULL) {
+        struct coll *co = cmd_zset_coll_of(e);
+        uint64_t i = 0, j = 0, removed = 0;
+        if (type == RANGE_RANK) {
+            rank_run(start, end, (size_t)coll_count(co), false, &lo, &cnt);
+        } else if ((st = coll_bounds(c, &c->argv[1], co, &r, &i, &j)) == TERSE_OK) {
+            limit_run(i, j, false, 0, -1, &lo, &cnt);
+        }
+        if (st == TERSE_OK && cnt > 0) {
+            st = coll_zset_remove_range(cmd_coll_env(c, &c->argv[1]), co, lo, cnt, NULL, NULL,
+                                        &removed);
+            cnt = (size_t)removed;
+            if (removed > 0) {
+                int st2 = cmd_zset_coll_settle(c, &c->argv[1], co);
+                st = st != TERSE_OK ? st : st2;
+            }
+        }
+    } else if (cmd_zset_decode_or_reply(c, &c->argv[1], form, len, 0, &a, &n) != 0) {
+        return;
     } else {
-        find_run(&r, a, n, false, 0, -1, &lo, &cnt);
-    }
-    if (cnt > 0) {
-        memmove(&a[lo], &a[lo + cnt], (n - lo - cnt) * sizeof(*a));
-        st = cmd_zset_commit(c, &c->argv[1], a, n - cnt, store_entry_is_raw(e));
+        if (type == RANGE_RANK) {
+            rank_run(start, end, n, false, &lo, &cnt);
+        } else {
+            find_run(&r, a, n, false, 0, -1, &lo, &cnt);
+        }
+        if (cnt > 0) {
+            memmove(&a[lo], &a[lo + cnt], (n - lo - cnt) * sizeof(*a));
+            st = cmd_zset_commit(c, &c->argv[1], a, n - cnt, cmd_zset_entry_is_table(e));
+        }
     }
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, &c->argv[1], st);

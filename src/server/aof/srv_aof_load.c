@@ -36,7 +36,7 @@
 #include "server/aof/srv_aof_rewrite.h"
 #include "terse/status.h"
 #include "cmd/core/cmd_table.h"
-#include "cmd/keyspace/cmd_object.h"
+#include "cmd/keyspace/cmd_after_load.h"
 
 #define AOF_PATH_MAX 4096
 

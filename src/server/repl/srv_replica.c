@@ -40,7 +40,7 @@
 #include "server/repl/srv_repl.h"
 #include "server/repl/srv_replica.h"
 #include "terse/status.h"
-#include "cmd/keyspace/cmd_object.h"
+#include "cmd/keyspace/cmd_after_load.h"
 
 #define LINK_RETRY_MS 1000
 #define LINK_ACK_MS 1000

@@ -40,7 +40,7 @@
 #include "server/snapshot/srv_backup.h"
 #include "server/snapshot/srv_persist.h"
 #include "terse/status.h"
-#include "cmd/keyspace/cmd_object.h"
+#include "cmd/keyspace/cmd_after_load.h"
 
 #define PERSIST_PATH_MAX 4096
 /* After a failed BGSAVE, save points wait this long before trying again (Redis's

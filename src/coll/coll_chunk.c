@@ -1,0 +1,238 @@
+/*
+ * coll_chunk: a container's chunks (coll.h's chunk calls): a chunk is one allocation holding a
+ * codec stored form, RAW when written (a copy and its XXH3-64), compressed by the background
+ * pass (coll.c). Reads verify the checksum every time; a RAW chunk is read in place, a
+ * compressed one decoded into the env's buffer. Blocks of dropped chunks are kept as spares
+ * (struct coll_env) for the next chunk written, so a write that replaces a chunk calls the
+ * allocator only when no spare has the size.
+ */
+#include "coll/coll.h"
+
+#include <string.h>
+
+#include "codec/codec_value.h"
+#include "core/core_mem.h"
+#include "terse/status.h"
+#include "coll/coll_env_internal.h"
+
+/* ---- chunks ------------------------------------------------------------------------------- */
+
+/* A block of at least need usable bytes (and not more than twice that): a spare, or a new
+ * allocation. NULL when none comes. */
+static void *block_take(struct coll_env *env, size_t need)
+{
+    for (size_t i = 0; i < COLL_SPARE_N; i++) {
+        size_t u = env->spare[i] != NULL ? core_mem_usable(env->spare[i]) : 0;
+        if (u >= need && u <= 2 * need) {
+            void *p = env->spare[i];
+            env->spare[i] = NULL;
+            return p;
+        }
+    }
+    return core_alloc(need);
+}
+
+/* A dropped chunk's block: kept as a spare (in place of the oldest when every slot is taken,
+ * so the spares follow the sizes being written), or freed when it is too big to keep. */
+static void block_give(struct coll_env *env, void *p)
+{
+    unsigned at;
+
+    if (core_mem_usable(p) > COLL_SPARE_MAX) {
+        core_free(p);
+        return;
+    }
+    for (size_t i = 0; i < COLL_SPARE_N; i++) {
+        if (env->spare[i] == NULL) {
+            env->spare[i] = p;
+            return;
+        }
+    }
+    at = env->spare_next;
+    env->spare_next = (at + 1) % COLL_SPARE_N;
+    core_free(env->spare[at]);
+    env->spare[at] = p;
+}
+
+void coll_spares_free(struct coll_env *env, size_t keep)
+{
+    for (size_t i = 0; i < COLL_SPARE_N; i++) {
+        if (env->spare[i] != NULL && (keep == 0 || core_mem_usable(env->spare[i]) > keep)) {
+            core_free(env->spare[i]);
+            env->spare[i] = NULL;
+        }
+    }
+}
+
+int coll_chunk_put(struct coll_env *env, struct coll *c, const uint8_t *form, size_t len,
+                   struct coll_chunk **out)
+{
+    size_t cap = codec_value_bound(len);
+    struct coll_chunk *ch = block_take(env, sizeof(*ch) + cap);
+    size_t stored = 0;
+
+    if (ch == NULL) {
+        return TERSE_ENOMEM;
+    }
+    cap = core_mem_usable(ch) - sizeof(*ch); /* a spare may be a little bigger: all of it */
+    if (codec_value_encode_raw(form, len, ch->data, cap, &stored) != TERSE_OK) {
+        block_give(env, ch);
+        return TERSE_ETOOBIG;
+    }
+    ch->len = (uint32_t)stored;
+    ch->cap = (uint32_t)cap;
+    ch->flags = COLL_CHUNK_PENDING | COLL_CHUNK_HOT;
+    memset(ch->pad, 0, sizeof(ch->pad));
+    ch->raw = (uint32_t)len;
+    c->raw += len;
+    c->bytes += core_mem_usable(ch);
+    c->n_pending++;
+    env->st.n_pending++;
+    coll_pending_note(env, c);
+    *out = ch;
+    return TERSE_OK;
+}
+
+int coll_adopt_chunk(struct coll_env *env, struct coll *c, const uint8_t *stored, size_t len,
+                     uint32_t count, const struct coll_key *key)
+{
+    struct codec_value_info info;
+    struct coll_chunk *ch;
+    struct coll_desc d;
+    struct coll_it at = {NULL, 0};
+
+    if (count == 0 || codec_value_info(stored, len, &info) != TERSE_OK ||
+        info.header_len + info.payload_len != len || info.orig_len > UINT32_MAX) {
+        return TERSE_ECORRUPT;
+    }
+    ch = core_alloc(sizeof(*ch) + len);
+    if (ch == NULL) {
+        return TERSE_ENOMEM;
+    }
+    memcpy(ch->data, stored, len);
+    ch->len = ch->cap = (uint32_t)len;
+    ch->flags = info.kind == CODEC_RAW ? COLL_CHUNK_PENDING : 0;
+    memset(ch->pad, 0, sizeof(ch->pad));
+    ch->raw = (uint32_t)info.orig_len;
+    d.chunk = ch;
+    d.count = count;
+    d.raw_len = (uint32_t)info.orig_len;
+    d.key = *key;
+    if (coll_tree_insert(&c->tree, &at, &d) != TERSE_OK) {
+        core_free(ch);
+        return TERSE_ENOMEM;
+    }
+    c->raw += info.orig_len;
+    c->bytes += core_mem_usable(ch);
+    c->count += count;
+    if (ch->flags & COLL_CHUNK_PENDING) {
+        c->n_pending++;
+        env->st.n_pending++;
+        coll_pending_note(env, c);
+    }
+    return TERSE_OK;
+}
+
+int coll_chunk_rewrite(struct coll_env *env, struct coll *c, struct coll_chunk **chp,
+                       const uint8_t *form, size_t len)
+{
+    struct coll_chunk *ch = *chp, *nc;
+    size_t stored = 0;
+    int st;
+
+    if (codec_value_bound(len) <= ch->cap &&
+        codec_value_encode_raw(form, len, ch->data, ch->cap, &stored) == TERSE_OK) {
+        c->raw = c->raw - ch->raw + len;
+        ch->raw = (uint32_t)len;
+        ch->len = (uint32_t)stored;
+        if (!(ch->flags & COLL_CHUNK_PENDING)) {
+            c->n_pending++;
+            env->st.n_pending++;
+        }
+        ch->flags |= COLL_CHUNK_PENDING | COLL_CHUNK_HOT;
+        coll_pending_note(env, c);
+        return TERSE_OK;
+    }
+    st = coll_chunk_put(env, c, form, len, &nc);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    coll_chunk_drop(env, c, ch);
+    *chp = nc;
+    return TERSE_OK;
+}
+
+void coll_chunk_drop(struct coll_env *env, struct coll *c, struct coll_chunk *ch)
+{
+    if (ch == NULL) {
+        return;
+    }
+    if (ch->flags & COLL_CHUNK_PENDING) {
+        c->n_pending--;
+        env->st.n_pending--;
+    }
+    c->raw -= ch->raw;
+    c->bytes -= core_mem_usable(ch);
+    block_give(env, ch);
+}
+
+static int grow(uint8_t **p, size_t *cap, size_t n)
+{
+    uint8_t *q;
+    size_t want = *cap < 4096 ? 4096 : *cap;
+
+    if (n <= *cap) {
+        return TERSE_OK;
+    }
+    while (want < n) {
+        want *= 2;
+    }
+    q = core_realloc(*p, want);
+    if (q == NULL) {
+        return TERSE_ENOMEM;
+    }
+    *p = q;
+    *cap = want;
+    return TERSE_OK;
+}
+
+int coll_chunk_read(struct coll_env *env, struct coll_chunk *ch, const uint8_t **form,
+                    size_t *len)
+{
+    ch->flags |= COLL_CHUNK_HOT;
+    return coll_chunk_peek(env, ch, form, len);
+}
+
+int coll_chunk_peek(struct coll_env *env, const struct coll_chunk *ch, const uint8_t **form,
+                    size_t *len)
+{
+    struct codec_value_info info;
+    int st;
+
+    st = codec_value_view(env->codec, ch->data, ch->len, form, len);
+    if (st != TERSE_MORE) {
+        if (st != TERSE_OK) {
+            env->st.n_corrupt++;
+        }
+        return st;
+    }
+    if (codec_value_info(ch->data, ch->len, &info) != TERSE_OK) {
+        env->st.n_corrupt++;
+        return TERSE_ECORRUPT;
+    }
+    if (grow(&env->buf, &env->buf_cap, info.orig_len + 1) != TERSE_OK) {
+        return TERSE_ENOMEM;
+    }
+    st = codec_value_decode(env->codec, ch->data, ch->len, env->buf, env->buf_cap, len);
+    if (st != TERSE_OK) {
+        env->st.n_corrupt++;
+        return st == TERSE_ENOMEM ? st : TERSE_ECORRUPT;
+    }
+    *form = env->buf;
+    return TERSE_OK;
+}
+
+uint8_t *coll_env_build_buf(struct coll_env *env, size_t n)
+{
+    return grow(&env->build, &env->build_cap, n) == TERSE_OK ? env->build : NULL;
+}

@@ -1,0 +1,38 @@
+/*
+ * coll_env_internal: the environment's fields, for the engine's own files (coll.c,
+ * coll_chunk.c); everything else sees struct coll_env through coll.h only.
+ */
+#ifndef TERSE_COLL_ENV_INTERNAL_H
+#define TERSE_COLL_ENV_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll/coll.h"
+
+#define COLL_SPARE_N 4
+#define COLL_SPARE_MAX (64u * 1024 + 256) /* a bigger dropped block goes back to the allocator */
+
+struct coll_env {
+    struct codec_ctx *codec;      /* borrowed */
+    struct coll *pending;         /* containers with pending chunks (head of the list) */
+    struct coll *lazy;            /* released containers awaiting their free */
+    uint8_t *buf;                 /* decode buffer (owned) */
+    size_t buf_cap;
+    uint8_t *build;               /* build buffer (owned) */
+    size_t build_cap;
+    struct coll_env_stats st;
+    uint64_t seed;                /* coll_env_set_seed */
+    /* Blocks of dropped chunks kept for the next coll_chunk_put (owned; NULL when empty): a
+     * write that replaces a chunk by a new one (a sorted set's staged edit, a chunk grown past
+     * its block) reuses the block the last one freed instead of calling the allocator. Counted
+     * in used_memory as any allocation; freed by coll_env_destroy (coll_env_trim frees those
+     * over its keep). */
+    void *spare[COLL_SPARE_N];
+    unsigned spare_next;          /* the slot a block replaces when every slot is taken */
+};
+
+/* Frees the spare blocks larger than keep bytes (0: all of them). */
+void coll_spares_free(struct coll_env *env, size_t keep);
+
+#endif /* TERSE_COLL_ENV_INTERNAL_H */
