@@ -68,3 +68,13 @@ STORM_ARGS ?=
 .PHONY: bench-storm
 bench-storm: $(SERVER)
 	TERSE_SHARED=$(CURDIR)/../shared $(PYTHON) bench/storm_bench.py --terse $(SERVER) $(STORM_ARGS)
+
+# Containers of a million elements, terse and redis-server (issue 13): memory after background
+# compression and per-command latency p50/p99, arms alternating request by request:
+#   make bench-big                            list, hash, set, zset of 1,000,000 elements
+#   make bench-big BIG_ARGS="-n 100000 --types zset"     a quick run
+#   make bench-big BIG_ARGS="--incompressible"           random bytes instead of the corpus
+BIG_ARGS ?=
+.PHONY: bench-big
+bench-big: $(SERVER)
+	TERSE_SHARED=$(CURDIR)/../shared $(PYTHON) bench/big_bench.py --terse $(SERVER) $(BIG_ARGS)
