@@ -13,8 +13,12 @@
  * at most one step), and for CRON_COMPRESS_PCT of every cron period, so it progresses under a
  * load that never leaves the loop idle without taking a large share from requests. Under
  * memory pressure, admission compresses before evicting (cmd_memory.c); within a span of
- * maxmemory only the cron compresses, and evicts (or reclaims) right after.
+ * maxmemory only the cron compresses, and evicts (or reclaims) right after. Once compression
+ * has freed CRON_TRIM_OWED bytes of RAW copies (or a MiB, once nothing is left pending), the
+ * cron gives the heap's free pages back to the system (malloc_trim), so RSS follows
+ * used_memory down.
  */
+#include <malloc.h>
 #include <stdint.h>
 
 #include "core/core_time.h"
@@ -33,7 +37,8 @@
 #define CRON_SCRATCH_KEEP (1024 * 1024) /* command scratch above this is released */
 #define CRON_EVICT_BUDGET_US 2000 /* eviction time per run while over maxmemory */
 #define CRON_COMPRESS_PCT 5 /* share of the cron period given to background compression */
-#define SRV_IDLE_COMPRESS_US 1000 /* one idle-time compression step */
+#define SRV_IDLE_COMPRESS_US 200 /* one idle-time compression step: what a request may wait */
+#define CRON_TRIM_OWED ((size_t)32 << 20) /* compression's frees that earn a malloc_trim */
 #define SRV_IDLE_GRACE_MS 1       /* no event for this long: the loop is idle */
 
 static uint64_t mono_us(void)
@@ -85,7 +90,7 @@ void srv_idle(struct srv *s, int n_events)
         s->idle = 1;
     }
     if (s->idle) {
-        (void)cmd_compress_step(&s->cmd, SRV_IDLE_COMPRESS_US, 0);
+        s->trim_owed += cmd_compress_step(&s->cmd, SRV_IDLE_COMPRESS_US, 0);
     }
 }
 
@@ -114,10 +119,10 @@ void srv_cron(struct srv *s)
         /* At the limit the idle-time steps wait (a step may open a span before it frees
          * one). Here the step runs anyway and eviction, or reclaim under noeviction, takes
          * used_memory back under maxmemory right after: pending values never wait forever. */
-        (void)cmd_compress_step(&s->cmd, budget_us, SIZE_MAX);
+        s->trim_owed += cmd_compress_step(&s->cmd, budget_us, SIZE_MAX);
         cmd_memory_evict(&s->cmd, 0, CRON_EVICT_BUDGET_US, now);
     } else {
-        (void)cmd_compress_step(&s->cmd, budget_us, 0);
+        s->trim_owed += cmd_compress_step(&s->cmd, budget_us, 0);
     }
     (void)cmd_lazyfree_step(&s->cmd, CMD_LAZYFREE_STEP);
     if (s->cfg.activerehashing) {
@@ -128,4 +133,13 @@ void srv_cron(struct srv *s)
     srv_clients_sweep(s, now);
     cmd_server_trim(&s->cmd, CRON_SCRATCH_KEEP);
     srv_rdb_trim(s, CRON_SCRATCH_KEEP);
+    if (s->trim_owed >= CRON_TRIM_OWED ||
+        (s->trim_owed >= CRON_TRIM_OWED / 32 && !cmd_compress_pending(&s->cmd))) {
+        /* Compression frees the RAW copy of each value and chunk it packs: glibc keeps those
+         * holes in the heap, so RSS would stay at the uncompressed size. Give the free pages
+         * back (what MEMORY PURGE does), once per CRON_TRIM_OWED freed, and when the pass has
+         * caught up with more than a MiB freed. */
+        malloc_trim(0);
+        s->trim_owed = 0;
+    }
 }

@@ -222,6 +222,8 @@ struct srv {
     uint64_t accept_fail_logged_us;
     int64_t last_cron_ms;
     int idle;                      /* 1 after a poll that waited and found no event */
+    size_t trim_owed;              /* bytes background compression freed since the heap was
+                                      last given back to the system (srv_cron) */
     struct srv_persist persist;    /* snapshots */
     struct persist_rdb_work rdb;   /* RESTORE's reader memory (srv_rdb.c), kept between calls */
 
