@@ -37,7 +37,7 @@
 #define CRON_SCRATCH_KEEP (1024 * 1024) /* command scratch above this is released */
 #define CRON_EVICT_BUDGET_US 2000 /* eviction time per run while over maxmemory */
 #define CRON_COMPRESS_PCT 5 /* share of the cron period given to background compression */
-#define SRV_IDLE_COMPRESS_US 200 /* one idle-time compression step: what a request may wait */
+#define SRV_IDLE_COMPRESS_US 1000 /* one idle-time compression step */
 #define CRON_TRIM_OWED ((size_t)32 << 20) /* compression's frees that earn a malloc_trim */
 #define SRV_IDLE_GRACE_MS 1       /* no event for this long: the loop is idle */
 

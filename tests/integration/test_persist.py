@@ -22,6 +22,7 @@ ASAN = "/asan/" in (os.environ.get("TERSE_BIN") or "")
 KILL_ROUNDS = 20
 KILL_KEYS = 4000 if ASAN else 12000
 KILL_VALUE = 1024
+KILL_BIG = 5000 if ASAN else 20000  # elements of each big container
 
 
 @pytest.fixture
@@ -293,9 +294,29 @@ def test_corrupt_and_truncated_snapshots_refused(terse_binary, servers, pdir):
     assert digest(servers().client()) == good_digest
 
 
+def fill_big_containers(c, rnd, n):
+    """A list, a hash, a set and a sorted set of n elements each: chunked containers (their
+    chunks, CHUNKED records, or a zset written whole) in every snapshot the kills cut into."""
+    for i in range(0, n, 2000):
+        r = range(i, min(n, i + 2000))
+        c.rpush("big:list", *[b"job:%d:" % j + rnd.randbytes(40) for j in r])
+        c.hset("big:hash", mapping={b"f%d" % j: rnd.randbytes(30) for j in r})
+        c.sadd("big:set", *[b"m%d" % j for j in r])
+        c.zadd("big:zset", {b"p%d" % j: rnd.randrange(10 ** 6) for j in r})
+
+
+def touch_big_containers(p, rnd, n):
+    p.lpush("big:list", b"new:%d" % rnd.randrange(n))
+    p.rpop("big:list")
+    p.hset("big:hash", b"f%d" % rnd.randrange(n), rnd.randbytes(30))
+    p.sadd("big:set", b"m%d" % rnd.randrange(2 * n))
+    p.zadd("big:zset", {b"p%d" % rnd.randrange(n): rnd.randrange(10 ** 6)})
+
+
 def test_kill9_during_bgsave(servers, pdir):
     """kill -9 of the server (its saving child dies with it) at random moments of a BGSAVE:
-    every restart loads a complete snapshot, old or new, and its digest is one of the two."""
+    every restart loads a complete snapshot, old or new, and its digest is one of the two.
+    Big containers ride along, chunked, and change between the snapshots too."""
     rnd = random.Random(int(os.environ.get("TERSE_KILL_SEED", "20240601")))
     s = servers()
     c = s.client()
@@ -305,6 +326,7 @@ def test_kill9_during_bgsave(servers, pdir):
         if i % 5000 == 4999:
             p.execute()
     p.execute()
+    fill_big_containers(c, rnd, KILL_BIG)
     assert c.save() is True
     on_disk = digest(c)
     # How long one BGSAVE takes here: the kills spread over that window.
@@ -318,6 +340,8 @@ def test_kill9_during_bgsave(servers, pdir):
         p = c.pipeline(transaction=False)
         for _ in range(200):
             p.set(b"key:%d" % rnd.randrange(KILL_KEYS), rnd.randbytes(KILL_VALUE))
+        for _ in range(20):
+            touch_big_containers(p, rnd, KILL_BIG)
         p.set(b"round", rnd_i)
         p.execute()
         new = digest(c)
