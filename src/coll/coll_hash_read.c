@@ -11,6 +11,8 @@
  */
 #include "coll/coll_hash_internal.h"
 
+#include "coll/coll_form.h"
+
 #include "terse/status.h"
 
 /* ---- the whole form ---------------------------------------------------------------------- */
@@ -25,41 +27,7 @@ size_t coll_hash_form_size(const struct coll *c)
 int coll_hash_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size_t cap,
                       size_t *out_len)
 {
-    struct coll_it it;
-    uint64_t total = 0;
-    size_t at;
-
-    *out_len = 0;
-    if (c->count == 0) {
-        return TERSE_OK;
-    }
-    if (cap < codec_varint_len(c->count)) {
-        return TERSE_ETOOBIG;
-    }
-    at = codec_varint_put(out, c->count);
-    for (it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
-        const struct coll_desc *d = coll_tree_desc(&it);
-        struct store_hash_it fit;
-        const uint8_t *form;
-        size_t len, body;
-        int st = coll_hash_chunk_open(env, d, &form, &len, &fit);
-
-        if (st != TERSE_OK) {
-            return st;
-        }
-        body = len - (size_t)(fit.p - form);
-        if (body > cap - at) {
-            return TERSE_ETOOBIG;
-        }
-        memcpy(out + at, fit.p, body);
-        at += body;
-        total += d->count;
-    }
-    if (total != c->count) {
-        return coll_hash_corrupt(env);
-    }
-    *out_len = at;
-    return TERSE_OK;
+    return coll_join_forms(env, c, coll_hash_chunk_open, out, cap, out_len);
 }
 
 /* ---- walks ------------------------------------------------------------------------------- */

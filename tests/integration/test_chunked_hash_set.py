@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+import random_diff as rd
 import terse_harness as h
 from terse_harness import decode_one
 
@@ -31,7 +32,7 @@ def random_value(rng, big):
     if r < 0.35:
         return b""
     n = rng.randrange(1, 900 if big else 60)
-    return bytes(rng.randrange(97, 123) for _ in range(min(n, 16))) * (n // 16 + 1)
+    return rd.letters(rng, n)
 
 
 def random_command(rng, big):
@@ -127,30 +128,6 @@ def random_set_command(rng):
     return ("SISMEMBER", k, m())
 
 
-def run_script(server, cmds, keys=KEYS, whole="HGETALL"):
-    with server.raw() as c:
-        out = []
-        for i in range(0, len(cmds), 200):
-            part = cmds[i:i + 200]
-            c.send(b"".join(h.encode(*cmd) for cmd in part))
-            out.extend(normalize(cmd, r) for cmd, r in zip(part, c.read_replies(len(part))))
-        for k in keys:
-            out.append(normalize((whole,), c.call(whole, k)))
-        return out
-
-
-def assert_same(cmds, got_t, got_r, what):
-    for i, (a, b) in enumerate(zip(got_t, got_r)):
-        if a != b:
-            lo = max(0, i - 6)
-            lines = ["%5d %s%s" % (j, " ".join(h.show(h._b(x), 40) for x in cmds[j]),
-                                   "   <-- here" if j == i else "")
-                     for j in range(lo, min(i + 1, len(cmds)))]
-            pytest.fail("%s: reply %d differs\n%s\nterse: %r\nredis: %r"
-                        % (what, i, "\n".join(lines), a, b), pytrace=False)
-    assert len(got_t) == len(got_r)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("entries,chunk,big,seed", [
     ("4", "256", False, 1),     # hashtable at once, tiny chunks: splits and merges all the time
@@ -165,8 +142,10 @@ def test_random_hash_commands_match_redis(spawn, entries, chunk, big, seed):
     r = spawn("redis", ["--hash-max-listpack-entries", entries])
     rng = random.Random(seed)
     cmds = [random_command(rng, big) for _ in range(6000)]
-    got_t, got_r = run_script(t, cmds), run_script(r, cmds)
-    assert_same(cmds, got_t, got_r, "hash-max-listpack-entries %s" % entries)
+    finish = [("HGETALL", k) for k in KEYS]
+    got_t = rd.run_pipelined(t, cmds, finish, normalize)
+    got_r = rd.run_pipelined(r, cmds, finish, normalize)
+    rd.assert_same_replies(cmds, got_t, got_r, "hash-max-listpack-entries %s" % entries)
     with t.raw() as c:
         sizes = [decode_one(c.call("MEMORY", "USAGE", k)) or 0 for k in KEYS]
     assert max(sizes) > 4 * int(chunk), sizes  # the run crossed chunks, it did not stay small
@@ -183,9 +162,10 @@ def test_random_set_commands_match_redis(spawn, entries, chunk, seed):
     r = spawn("redis", ["--set-max-intset-entries", entries])
     rng = random.Random(seed)
     cmds = [random_set_command(rng) for _ in range(6000)]
-    got_t = run_script(t, cmds, SKEYS + [b"dst"], "SMEMBERS")
-    got_r = run_script(r, cmds, SKEYS + [b"dst"], "SMEMBERS")
-    assert_same(cmds, got_t, got_r, "set-max-intset-entries %s" % entries)
+    finish = [("SMEMBERS", k) for k in SKEYS + [b"dst"]]
+    got_t = rd.run_pipelined(t, cmds, finish, normalize)
+    got_r = rd.run_pipelined(r, cmds, finish, normalize)
+    rd.assert_same_replies(cmds, got_t, got_r, "set-max-intset-entries %s" % entries)
     with t.raw() as c:
         sizes = [decode_one(c.call("MEMORY", "USAGE", k)) or 0 for k in SKEYS]
     assert max(sizes) > 2 * int(chunk), sizes

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+import random_diff as rd
 import terse_harness as h
 from terse_harness import decode_one
 
@@ -131,30 +132,6 @@ def random_command(rng):
     return ("ZRANGE", k, 0, -1, "WITHSCORES")
 
 
-def run_script(server, cmds):
-    with server.raw() as c:
-        out = []
-        for i in range(0, len(cmds), 200):
-            part = cmds[i:i + 200]
-            c.send(b"".join(h.encode(*cmd) for cmd in part))
-            out.extend(c.read_replies(len(part)))
-        for k in KEYS + [LEX, b"dst", b"u"]:
-            out.append(c.call("ZRANGE", k, 0, -1, "WITHSCORES"))
-        return out
-
-
-def assert_same(cmds, got_t, got_r, what):
-    for i, (a, b) in enumerate(zip(got_t, got_r)):
-        if a != b:
-            lo = max(0, i - 6)
-            lines = ["%5d %s%s" % (j, " ".join(h.show(h._b(x), 40) for x in cmds[j]),
-                                   "   <-- here" if j == i else "")
-                     for j in range(lo, min(i + 1, len(cmds)))]
-            pytest.fail("%s: reply %d differs\n%s\nterse: %s\nredis: %s"
-                        % (what, i, "\n".join(lines), h.show(a), h.show(b)), pytrace=False)
-    assert len(got_t) == len(got_r)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("entries,chunk,seed", [
     ("4", "128", 1),     # tiny chunks: splits and merges every few commands
@@ -169,8 +146,9 @@ def test_random_zset_commands_match_redis(spawn, entries, chunk, seed):
     r = spawn("redis", ["--zset-max-listpack-entries", entries])
     rng = random.Random(seed)
     cmds = [random_command(rng) for _ in range(8000)]
-    got_t, got_r = run_script(t, cmds), run_script(r, cmds)
-    assert_same(cmds, got_t, got_r, "zset-max-listpack-entries %s" % entries)
+    finish = [("ZRANGE", k, 0, -1, "WITHSCORES") for k in KEYS + [LEX, b"dst", b"u"]]
+    got_t, got_r = rd.run_pipelined(t, cmds, finish), rd.run_pipelined(r, cmds, finish)
+    rd.assert_same_replies(cmds, got_t, got_r, "zset-max-listpack-entries %s" % entries)
     with t.raw() as c:
         sizes = [decode_one(c.call("MEMORY", "USAGE", k)) or 0 for k in KEYS + [LEX]]
     assert max(sizes) > 4 * int(chunk), sizes

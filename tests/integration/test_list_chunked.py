@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+import random_diff as rd
 import terse_harness as h
 from terse_harness import decode_one
 
@@ -27,7 +28,7 @@ def random_element(rng, big):
     if r < 0.45:
         return b""
     n = rng.randrange(1, 1500 if big else 200)
-    return bytes(rng.randrange(97, 123) for _ in range(min(n, 16))) * (n // 16 + 1)
+    return rd.letters(rng, n)
 
 
 def random_command(rng, big):
@@ -83,30 +84,6 @@ def random_command(rng, big):
     return ("LRANGE", k, 0, -1)
 
 
-def run_script(server, cmds):
-    with server.raw() as c:
-        out = []
-        for i in range(0, len(cmds), 200):
-            part = cmds[i:i + 200]
-            c.send(b"".join(h.encode(*cmd) for cmd in part))
-            out.extend(c.read_replies(len(part)))
-        for k in KEYS:
-            out.append(c.call("LRANGE", k, 0, -1))
-        return out
-
-
-def assert_same(cmds, got_t, got_r, what):
-    for i, (a, b) in enumerate(zip(got_t, got_r)):
-        if a != b:
-            lo = max(0, i - 6)
-            lines = ["%5d %s%s" % (j, " ".join(h.show(h._b(x), 40) for x in cmds[j]),
-                                   "   <-- here" if j == i else "")
-                     for j in range(lo, min(i + 1, len(cmds)))]
-            pytest.fail("%s: reply %d differs\n%s\nterse: %s\nredis: %s"
-                        % (what, i, "\n".join(lines), h.show(a), h.show(b)), pytrace=False)
-    assert len(got_t) == len(got_r)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("shape,big,seed", [
     ("4", False, 1),      # chunks of 4 elements: a split or a merge every few commands
@@ -121,8 +98,9 @@ def test_random_list_commands_match_redis(spawn, shape, big, seed):
     r = spawn("redis", ["--list-max-listpack-size", shape])
     rng = random.Random(seed)
     cmds = [random_command(rng, big) for _ in range(6000)]
-    got_t, got_r = run_script(t, cmds), run_script(r, cmds)
-    assert_same(cmds, got_t, got_r, "list-max-listpack-size %s" % shape)
+    finish = [("LRANGE", k, 0, -1) for k in KEYS]
+    got_t, got_r = rd.run_pipelined(t, cmds, finish), rd.run_pipelined(r, cmds, finish)
+    rd.assert_same_replies(cmds, got_t, got_r, "list-max-listpack-size %s" % shape)
     # The lists did get long: the run crossed chunk boundaries, it did not stay small.
     with t.raw() as c:
         lens = [decode_one(c.call("LLEN", k)) for k in KEYS]

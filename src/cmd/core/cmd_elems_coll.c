@@ -64,56 +64,18 @@ int cmd_elems_coll_store_form(struct cmd_call *c, const struct resp_slice *key,
 
     cmd_elems_coll_shape(c->srv, &sh);
     st = coll_hash_from_form(env, coll_type_of(type), c->srv->scratch2, len, &sh, &co);
-    if (st != TERSE_OK) {
-        return st;
-    }
-    st = store_set_coll(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len, co,
-                        STORE_KEEP_TTL, c->now_ms);
-    if (st != TERSE_OK) {
-        coll_destroy(env, co);
-    }
-    return st;
+    return st == TERSE_OK ? cmd_coll_store(c, key, co) : st;
 }
 
 int cmd_elems_coll_settle(struct cmd_call *c, const struct resp_slice *key, enum store_type type,
                           struct coll *co)
 {
     struct coll_hash_shape sh;
-    size_t sz, out_len = 0;
-    int st;
 
-    if (coll_count(co) == 0) {
-        c->emptied = store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
-                                  c->now_ms);
-        return TERSE_OK;
-    }
-    c->emptied = 0;
     cmd_elems_coll_shape(c->srv, &sh);
-    sz = coll_hash_form_size(co);
-    if (sz >= sh.chunk_bytes / 4) {
-        cmd_coll_edited(c, key);
-        return TERSE_OK;
-    }
-    st = cmd_scratch2_reserve(c->srv, sz);
-    if (st == TERSE_OK) {
-        st = coll_hash_to_form(cmd_coll_env(c, key), co, c->srv->scratch2, sz, &out_len);
-    }
-    /* Still a hashtable to Redis: the raw mark stays. The store releases the container. */
-    return st == TERSE_OK ? cmd_value_store_form(c, c->cl->db, key, type, out_len, STORE_SET_RAW)
-                          : st;
-}
-
-int cmd_elems_coll_whole(struct cmd_call *c, const struct resp_slice *key, struct coll *co,
-                         const uint8_t **form, size_t *len)
-{
-    size_t sz = coll_hash_form_size(co);
-    int st = cmd_scratch_reserve(c->srv, sz);
-
-    if (st == TERSE_OK) {
-        st = coll_hash_to_form(cmd_coll_env(c, key), co, c->srv->scratch, sz, len);
-    }
-    *form = c->srv->scratch;
-    return st;
+    /* Still a hashtable to Redis when it is one value again: the raw mark stays. */
+    return cmd_coll_settle(c, key, type, co, coll_hash_form_size(co) < sh.chunk_bytes / 4,
+                           STORE_SET_RAW);
 }
 
 /* ---- walks ----------------------------------------------------------------------------------- */

@@ -46,11 +46,6 @@ int cmd_elems_coll_store_form(struct cmd_call *c, const struct resp_slice *key,
 int cmd_elems_coll_settle(struct cmd_call *c, const struct resp_slice *key, enum store_type type,
                           struct coll *co);
 
-/* The whole container as one store_hash form in scratch (for what reads every element: SORT,
- * the set algebra): *form, *len. TERSE_OK or a status. */
-int cmd_elems_coll_whole(struct cmd_call *c, const struct resp_slice *key, struct coll *co,
-                         const uint8_t **form, size_t *len);
-
 /* ---- the shared walks on a chunked container (cmd_elems.c calls these) ------------------- */
 
 /* HMGET / SMISMEMBER: one reply per argument from argv[2]. */

@@ -98,6 +98,63 @@ int cmd_value_len(struct cmd_call *c, const struct store_entry *e, size_t *len)
     return TERSE_OK;
 }
 
+/* co's whole form built in scratch: *out, *len. TERSE_OK or a status. */
+static int coll_whole(struct cmd_call *c, struct coll_env *env, struct coll *co,
+                      const uint8_t **out, size_t *len)
+{
+    size_t n = coll_form_size(co);
+    int st = cmd_scratch_reserve(c->srv, n + 1);
+
+    *len = 0;
+    if (st == TERSE_OK) {
+        st = coll_to_form(env, co, c->srv->scratch, c->srv->scratch_cap, len);
+    }
+    *out = c->srv->scratch;
+    return st;
+}
+
+int cmd_coll_whole(struct cmd_call *c, const struct resp_slice *key, struct coll *co,
+                   const uint8_t **form, size_t *len)
+{
+    return coll_whole(c, cmd_coll_env(c, key), co, form, len);
+}
+
+int cmd_coll_store(struct cmd_call *c, const struct resp_slice *key, struct coll *co)
+{
+    int st = store_set_coll(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len, co,
+                            STORE_KEEP_TTL, c->now_ms);
+
+    if (st != TERSE_OK) {
+        coll_destroy(cmd_coll_env(c, key), co);
+    }
+    return st;
+}
+
+int cmd_coll_settle(struct cmd_call *c, const struct resp_slice *key, enum store_type type,
+                    struct coll *co, bool small, unsigned flags)
+{
+    size_t sz, out_len = 0;
+    int st;
+
+    if (coll_count(co) == 0) {
+        c->emptied = store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
+                                  c->now_ms);
+        return TERSE_OK;
+    }
+    c->emptied = 0;
+    if (!small) {
+        cmd_coll_edited(c, key);
+        return TERSE_OK;
+    }
+    sz = coll_form_size(co);
+    st = cmd_scratch2_reserve(c->srv, sz);
+    if (st == TERSE_OK) {
+        st = coll_to_form(cmd_coll_env(c, key), co, c->srv->scratch2, sz, &out_len);
+    }
+    /* The store releases the container as the one value replaces it. */
+    return st == TERSE_OK ? cmd_value_store_form(c, c->cl->db, key, type, out_len, flags) : st;
+}
+
 int cmd_value_get(struct cmd_call *c, const struct store_entry *e, const uint8_t **out,
                   size_t *len)
 {
@@ -117,17 +174,9 @@ int cmd_value_get(struct cmd_call *c, const struct store_entry *e, const uint8_t
     }
     if (store_entry_enc(e) == STORE_ENC_COLL) {
         /* A chunked container whole (DUMP, DIGEST, SORT): its form, built in scratch. */
-        struct coll *co = store_entry_coll(e);
-        n = coll_form_size(co);
-        st = cmd_scratch_reserve(c->srv, n + 1);
-        if (st == TERSE_OK) {
-            struct coll_env *env = store_coll_env(c->srv->shard);
-            coll_env_set_codec(env, c->srv->codec);
-            st = coll_to_form(env, co, c->srv->scratch,
-                              c->srv->scratch_cap, len);
-        }
-        *out = c->srv->scratch;
-        return st;
+        struct coll_env *env = store_coll_env(c->srv->shard);
+        coll_env_set_codec(env, c->srv->codec);
+        return coll_whole(c, env, store_entry_coll(e), out, len);
     }
     p = store_entry_val(e, &n);
     st = codec_value_info(p, n, &info);

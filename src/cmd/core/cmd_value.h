@@ -6,6 +6,7 @@
 #ifndef TERSE_CMD_VALUE_H
 #define TERSE_CMD_VALUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +65,26 @@ int cmd_value_store(struct cmd_call *c, int db, const struct resp_slice *key, co
 int cmd_value_read_form(struct cmd_call *c, const struct resp_slice *key, enum store_type type,
                         int for_write, const struct store_entry **e, const uint8_t **form,
                         size_t *len);
+
+/* ---- chunked containers, whatever their type (coll/coll_form.h) ------------------------- */
+
+struct coll;
+
+/* co's whole form in scratch (the O(n) readers: SORT, the algebra, ZRANDMEMBER of everything):
+ * *form, *len. TERSE_OK or a status. */
+int cmd_coll_whole(struct cmd_call *c, const struct resp_slice *key, struct coll *co,
+                   const uint8_t **form, size_t *len);
+
+/* co stored as key's value in the client's db, keeping its expiry; on failure co is freed.
+ * TERSE_OK or a status (nothing changed). */
+int cmd_coll_store(struct cmd_call *c, const struct resp_slice *key, struct coll *co);
+
+/* After a chunked container lost elements: deletes the key when it is empty (c->emptied);
+ * when small (the caller's measure against its type's chunk shape) makes it one value of
+ * type again, stored with flags (STORE_SET_RAW: still a table to Redis), through scratch2;
+ * else tells the store of the edit. TERSE_OK or a status. */
+int cmd_coll_settle(struct cmd_call *c, const struct resp_slice *key, enum store_type type,
+                    struct coll *co, bool small, unsigned flags);
 
 /*
  * Stores the byte form in scratch2 (len bytes) as key's value of the given type in db, keeping

@@ -191,7 +191,7 @@ int sort_load(struct sort_run *r, const struct resp_slice *key, const struct sto
             return -1;
         }
         if (e != NULL && cmd_elems_coll_of(e) != NULL) {
-            st = cmd_elems_coll_whole(c, key, cmd_elems_coll_of(e), &form, &len);
+            st = cmd_coll_whole(c, key, cmd_elems_coll_of(e), &form, &len);
             if (st != TERSE_OK) {
                 cmd_value_reply_bad(c, key, st);
                 return -1;

@@ -92,43 +92,18 @@ int cmd_list_coll_store_form(struct cmd_call *c, const struct resp_slice *key, s
     }
     cmd_list_shape(c->srv, &sh);
     st = coll_list_from_form(cmd_coll_env(c, key), c->srv->scratch2, len, &sh, &co);
-    if (st != TERSE_OK) {
-        return st;
-    }
-    st = store_set_coll(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len, co,
-                        STORE_KEEP_TTL, c->now_ms);
-    if (st != TERSE_OK) {
-        coll_destroy(cmd_coll_env(c, key), co);
-    }
-    return st;
+    return st == TERSE_OK ? cmd_coll_store(c, key, co) : st;
 }
 
 int cmd_list_coll_settle(struct cmd_call *c, const struct resp_slice *key, struct coll *co)
 {
-    struct coll_env *env = cmd_coll_env(c, key);
     struct coll_list_shape sh;
-    size_t sz, out_len = 0;
-    int st;
 
-    if (coll_count(co) == 0) {
-        c->emptied = store_delete(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
-                                  c->now_ms);
-        return TERSE_OK;
-    }
-    c->emptied = 0;
-    sz = coll_list_form_size(co);
     cmd_list_shape(c->srv, &sh);
-    if (sz >= sh.chunk_bytes / 4 || (sh.chunk_n != 0 && coll_count(co) > sh.chunk_n / 4)) {
-        cmd_coll_edited(c, key);
-        return TERSE_OK;
-    }
-    st = cmd_scratch2_reserve(c->srv, sz);
-    if (st == TERSE_OK) {
-        st = coll_list_to_form(env, co, c->srv->scratch2, sz, &out_len);
-    }
-    /* The store releases the container as the one value replaces it. */
-    return st == TERSE_OK ? cmd_value_store_form(c, c->cl->db, key, STORE_TYPE_LIST, out_len, 0)
-                          : st;
+    return cmd_coll_settle(c, key, STORE_TYPE_LIST, co,
+                           coll_list_form_size(co) < sh.chunk_bytes / 4 &&
+                               (sh.chunk_n == 0 || coll_count(co) <= sh.chunk_n / 4),
+                           0);
 }
 
 int cmd_list_coll_push(struct cmd_call *c, struct coll *co, bool left, size_t first)

@@ -104,7 +104,7 @@ static int load_sources(struct cmd_call *c, size_t first, size_t nkeys)
             return -1;
         }
         if (cmd_elems_coll_of(e) != NULL &&
-            (st = cmd_elems_coll_whole(c, &c->argv[first + j], cmd_elems_coll_of(e), &form,
+            (st = cmd_coll_whole(c, &c->argv[first + j], cmd_elems_coll_of(e), &form,
                                        &len)) != TERSE_OK) {
             cmd_value_reply_bad(c, &c->argv[first + j], st);
             return -1;

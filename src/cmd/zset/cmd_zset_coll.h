@@ -35,11 +35,6 @@ int cmd_zset_coll_store_form(struct cmd_call *c, const struct resp_slice *key, s
  * TERSE_OK or a status. */
 int cmd_zset_coll_settle(struct cmd_call *c, const struct resp_slice *key, struct coll *co);
 
-/* The whole zset as one store_zset form in scratch (the O(n) readers: the algebra, SORT,
- * ZRANDMEMBER of everything): *form, *len. TERSE_OK or a status. */
-int cmd_zset_coll_whole(struct cmd_call *c, const struct resp_slice *key, struct coll *co,
-                        const uint8_t **form, size_t *len);
-
 /* Ranks [lo, lo + cnt) of co as an array of cnt elements in scratch3, their members copied
  * into scratch (so a reply or a store, cmd_zset_commit, may follow): *a. TERSE_OK or a status.
  * O(log n + cnt). */

@@ -139,7 +139,7 @@ int cmd_zset_read(struct cmd_call *c, const struct resp_slice *key, int for_writ
     if (cmd_zset_coll_of(*e) != NULL) {
         /* A chunked zset whole: the O(n) paths (the commands with a chunked path of their own
          * do not come here). */
-        int st = cmd_zset_coll_whole(c, key, cmd_zset_coll_of(*e), &form, &len);
+        int st = cmd_coll_whole(c, key, cmd_zset_coll_of(*e), &form, &len);
         if (st != TERSE_OK) {
             cmd_value_reply_bad(c, key, st);
             return -1;

@@ -266,7 +266,7 @@ void cmd_zset_zrandmember(struct cmd_call *c)
         return;
     }
     if (cmd_zset_coll_of(e) != NULL) {
-        int st = cmd_zset_coll_whole(c, &c->argv[1], cmd_zset_coll_of(e), &form, &len);
+        int st = cmd_coll_whole(c, &c->argv[1], cmd_zset_coll_of(e), &form, &len);
         if (st != TERSE_OK) {
             cmd_value_reply_bad(c, &c->argv[1], st);
             return;
