@@ -115,6 +115,15 @@ void coll_env_stats_get(const struct coll_env *env, struct coll_env_stats *out);
  * when they are larger than keep bytes (cron: one huge chunk does not pin its buffer). */
 void coll_env_trim(struct coll_env *env, size_t keep);
 
+/*
+ * A command's turn: between begin and end, a RAW chunk whose checksum matched (or that this
+ * turn wrote) is read again without checking it again; a compressed chunk is still decoded
+ * and verified every time, and outside any turn every read verifies. cmd_run brackets every
+ * command (nested for EXEC's and a script's); a turn lasts one command.
+ */
+void coll_env_turn_begin(struct coll_env *env);
+void coll_env_turn_end(struct coll_env *env);
+
 /* ---- a container's life -------------------------------------------------------------------- */
 
 /* A new empty container of type, chunk_max raw bytes per chunk (> 0). TERSE_OK, ENOMEM. */

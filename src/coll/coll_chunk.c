@@ -1,8 +1,8 @@
 /*
  * coll_chunk: a container's chunks (coll.h's chunk calls): a chunk is one allocation holding a
  * codec stored form, RAW when written (a copy and its XXH3-64), compressed by the background
- * pass (coll.c). Reads verify the checksum every time; a RAW chunk is read in place, a
- * compressed one decoded into the env's buffer. Blocks of dropped chunks are kept as spares
+ * pass (coll.c). Reads verify the checksum (a RAW chunk once per command turn: the env's
+ * seen list); a RAW chunk is read in place, a compressed one decoded into the env's buffer. Blocks of dropped chunks are kept as spares
  * (struct coll_env) for the next chunk written, so a write that replaces a chunk calls the
  * allocator only when no spare has the size.
  */
@@ -14,6 +14,50 @@
 #include "core/core_mem.h"
 #include "terse/status.h"
 #include "coll/coll_env_internal.h"
+
+/* ---- turns ------------------------------------------------------------------------------- */
+
+void coll_env_turn_begin(struct coll_env *env)
+{
+    env->turn_depth++;
+    env->n_seen = 0;
+}
+
+void coll_env_turn_end(struct coll_env *env)
+{
+    if (env->turn_depth > 0) {
+        env->turn_depth--;
+    }
+    env->n_seen = 0;
+}
+
+static void seen_forget(struct coll_env *env, const struct coll_chunk *ch)
+{
+    for (unsigned i = 0; i < env->n_seen; i++) {
+        if (env->seen[i].ch == ch) {
+            env->seen[i] = env->seen[--env->n_seen];
+            return;
+        }
+    }
+}
+
+/* Remembers ch's form (verified, or written by this turn), replacing the oldest when full. */
+static void seen_note(struct coll_env *env, const struct coll_chunk *ch, const uint8_t *form,
+                      size_t len)
+{
+    unsigned at;
+
+    if (env->turn_depth == 0) {
+        return;
+    }
+    if (env->n_seen < COLL_SEEN_N) {
+        at = env->n_seen++;
+    } else {
+        at = env->seen_next;
+        env->seen_next = (at + 1) % COLL_SEEN_N;
+    }
+    env->seen[at] = (struct coll_seen){ch, form, len};
+}
 
 /* ---- chunks ------------------------------------------------------------------------------- */
 
@@ -79,6 +123,7 @@ int coll_chunk_put(struct coll_env *env, struct coll *c, const uint8_t *form, si
         block_give(env, ch);
         return TERSE_ETOOBIG;
     }
+    seen_note(env, ch, ch->data + (stored - len), len); /* RAW: the form ends the block */
     ch->len = (uint32_t)stored;
     ch->cap = (uint32_t)cap;
     ch->flags = COLL_CHUNK_PENDING | COLL_CHUNK_HOT;
@@ -140,8 +185,10 @@ int coll_chunk_rewrite(struct coll_env *env, struct coll *c, struct coll_chunk *
     size_t stored = 0;
     int st;
 
+    seen_forget(env, ch);
     if (codec_value_bound(len) <= ch->cap &&
         codec_value_encode_raw(form, len, ch->data, ch->cap, &stored) == TERSE_OK) {
+        seen_note(env, ch, ch->data + (stored - len), len);
         c->raw = c->raw - ch->raw + len;
         ch->raw = (uint32_t)len;
         ch->len = (uint32_t)stored;
@@ -167,6 +214,7 @@ void coll_chunk_drop(struct coll_env *env, struct coll *c, struct coll_chunk *ch
     if (ch == NULL) {
         return;
     }
+    seen_forget(env, ch);
     if (ch->flags & COLL_CHUNK_PENDING) {
         c->n_pending--;
         env->st.n_pending--;
@@ -209,10 +257,19 @@ int coll_chunk_peek(struct coll_env *env, const struct coll_chunk *ch, const uin
     struct codec_value_info info;
     int st;
 
+    for (unsigned i = 0; i < env->n_seen; i++) {
+        if (env->seen[i].ch == ch) {
+            *form = env->seen[i].form;
+            *len = env->seen[i].len;
+            return TERSE_OK;
+        }
+    }
     st = codec_value_view(env->codec, ch->data, ch->len, form, len);
     if (st != TERSE_MORE) {
         if (st != TERSE_OK) {
             env->st.n_corrupt++;
+        } else {
+            seen_note(env, ch, *form, *len);
         }
         return st;
     }

@@ -12,6 +12,14 @@
 
 #define COLL_SPARE_N 4
 #define COLL_SPARE_MAX (64u * 1024 + 256) /* a bigger dropped block goes back to the allocator */
+#define COLL_SEEN_N 4
+
+/* A RAW chunk verified in the current command turn, and its form (a view into it). */
+struct coll_seen {
+    const struct coll_chunk *ch;
+    const uint8_t *form;
+    size_t len;
+};
 
 struct coll_env {
     struct codec_ctx *codec;      /* borrowed */
@@ -30,6 +38,14 @@ struct coll_env {
      * over its keep). */
     void *spare[COLL_SPARE_N];
     unsigned spare_next;          /* the slot a block replaces when every slot is taken */
+    /* Turns (coll_env_turn_begin): the RAW chunks verified, or written, in this command, so a
+     * command that reads a chunk again (a sorted set's edit reads its order's chunk and its
+     * map's chunk two or three times each) verifies it once. Emptied when a turn begins and
+     * ends; a chunk leaves it when rewritten or dropped (its block may come back as another
+     * chunk). Outside a turn (cron, snapshots) nothing is remembered. */
+    struct coll_seen seen[COLL_SEEN_N];
+    unsigned n_seen, seen_next;
+    unsigned turn_depth;          /* nested turns: EXEC and scripts run commands inside one */
 };
 
 /* Frees the spare blocks larger than keep bytes (0: all of them). */

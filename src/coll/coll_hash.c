@@ -302,7 +302,7 @@ int coll_hash_get(struct coll_env *env, struct coll *c, const uint8_t *field, si
     struct store_hash_it fit;
     struct store_hash_kv kv;
     struct coll_it it;
-    const uint8_t *form;
+    const uint8_t *form, *at;
     size_t len;
     int st, rc;
 
@@ -314,16 +314,14 @@ int coll_hash_get(struct coll_env *env, struct coll *c, const uint8_t *field, si
     if (st != TERSE_OK) {
         return st;
     }
-    while ((rc = store_hash_next(&fit, &kv)) == 1) {
-        if (coll_hash_field_eq(&kv, field, flen)) {
-            if (val != NULL) {
-                *val = kv.v;
-            }
-            if (vlen != NULL) {
-                *vlen = kv.vlen;
-            }
-            return 1;
+    rc = store_hash_it_find(&fit, field, flen, false, &kv, &at);
+    if (rc == 1) {
+        if (val != NULL) {
+            *val = kv.v;
+        }
+        if (vlen != NULL) {
+            *vlen = kv.vlen;
         }
     }
-    return rc == 0 ? 0 : coll_hash_corrupt(env);
+    return rc >= 0 ? rc : coll_hash_corrupt(env);
 }

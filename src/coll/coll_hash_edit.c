@@ -46,7 +46,7 @@ static int find(struct coll_env *env, const struct coll_desc *d, const uint8_t *
                 size_t flen, struct spot *s)
 {
     struct store_hash_it fit;
-    struct store_hash_kv found_kv = {NULL, 0, NULL, 0};
+    const uint8_t *at;
     int st = coll_hash_chunk_open(env, d, &s->form, &s->len, &fit), rc;
 
     if (st != TERSE_OK) {
@@ -54,29 +54,17 @@ static int find(struct coll_env *env, const struct coll_desc *d, const uint8_t *
     }
     s->n = d->count;
     s->body = (size_t)(fit.p - s->form);
-    s->found = false;
     s->rs = s->re = s->len;
-    for (;;) {
-        const uint8_t *at = fit.p;
-
-        rc = store_hash_next(&fit, &s->kv);
-        if (rc != 1) {
-            break;
-        }
-        if (!s->found && coll_hash_field_eq(&s->kv, field, flen)) {
-            s->found = true;
-            s->rs = (size_t)(at - s->form);
-            s->re = (size_t)(fit.p - s->form);
-            found_kv = s->kv;
-        }
-    }
     /* The walk goes to the end even past the field: a write copies the rest of the form into
      * the chunk's next one, so the rest must parse too (a checksum-valid chunk of a crafted
      * snapshot may not). */
+    rc = store_hash_it_find(&fit, field, flen, true, &s->kv, &at);
+    s->found = rc == 1;
     if (s->found) {
-        s->kv = found_kv;
+        s->rs = (size_t)(at - s->form);
+        s->re = (size_t)(s->kv.v + s->kv.vlen - s->form);
     }
-    return rc == 0 ? TERSE_OK : coll_hash_corrupt(env);
+    return rc >= 0 ? TERSE_OK : coll_hash_corrupt(env);
 }
 
 /* Writes the chunk's next form into out: count n, the field's record replaced by (f, v) when

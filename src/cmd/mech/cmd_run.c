@@ -8,6 +8,8 @@
 
 #include "cmd/mech/cmd_feed.h"
 #include "cmd/core/cmd_table.h"
+#include "coll/coll.h"
+#include "store/store.h"
 
 /* Keys a write command names (its key positions), at least 1: the change count it adds.
  * A per-key count like Redis's server.dirty without touching every handler; a write that
@@ -38,7 +40,9 @@ void cmd_run(struct cmd_call *c, const struct cmd_def *d)
     c->feed = 0;
     c->feed_changes = c->srv->feed.changes;
     c->unchanged = 0;
+    coll_env_turn_begin(store_coll_env(c->srv->shard));
     d->proc(c);
+    coll_env_turn_end(store_coll_env(c->srv->shard));
     if ((d->flags & CMD_WRITE) && !c->unchanged) {
         c->srv->dirty += write_n_keys(d, c->argc);
     }

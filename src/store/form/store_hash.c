@@ -58,23 +58,67 @@ int store_hash_next(struct store_hash_it *it, struct store_hash_kv *kv)
     return 1;
 }
 
+/* a and b (n bytes each) are equal; the last 8 bytes first, where keys sharing a prefix
+ * ("user:1001", "user:1002") differ. */
+static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n >= 8) {
+        uint64_t x, y;
+
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y && memcmp(a, b, n - 8) == 0;
+    }
+    return n == 0 || memcmp(a, b, n) == 0;
+}
+
+int store_hash_it_find(struct store_hash_it *it, const uint8_t *f, size_t flen, bool whole,
+                       struct store_hash_kv *kv, const uint8_t **at)
+{
+    const uint8_t *p = it->p, *end = it->end;
+    uint64_t left = it->left;
+    int found = 0;
+
+    for (; left > 0; left--) {
+        const uint8_t *rec = p, *fp;
+        uint64_t fl, vl;
+
+        if (store_varint_read(&p, end, &fl) != 0 || fl > (uint64_t)(end - p)) {
+            return TERSE_ECORRUPT;
+        }
+        fp = p;
+        p += fl;
+        if (store_varint_read(&p, end, &vl) != 0 || vl > (uint64_t)(end - p)) {
+            return TERSE_ECORRUPT;
+        }
+        if (!found && fl == flen && same_bytes(fp, f, flen)) {
+            *kv = (struct store_hash_kv){fp, (size_t)fl, p, (size_t)vl};
+            *at = rec;
+            found = 1;
+            if (!whole) {
+                it->p = p + vl;
+                it->left = left - 1;
+                return 1;
+            }
+        }
+        p += vl;
+    }
+    it->p = p;
+    it->left = 0;
+    return p == end ? found : TERSE_ECORRUPT;
+}
+
 int store_hash_find(const uint8_t *form, size_t len, const uint8_t *f, size_t flen,
                     struct store_hash_kv *kv)
 {
-    struct store_hash_kv want = {.f = f, .flen = flen};
     struct store_hash_it it;
+    const uint8_t *at;
     uint64_t n;
-    int rc;
 
     if (store_hash_open(form, len, &it, &n) != TERSE_OK) {
         return TERSE_ECORRUPT;
     }
-    while ((rc = store_hash_next(&it, kv)) == 1) {
-        if (kv_eq(kv, &want)) {
-            return 1;
-        }
-    }
-    return rc;
+    return store_hash_it_find(&it, f, flen, false, kv, &at);
 }
 
 /* ---- checking --------------------------------------------------------------------------- */

@@ -15,6 +15,7 @@
 #ifndef TERSE_STORE_HASH_H
 #define TERSE_STORE_HASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,16 @@ int store_hash_next(struct store_hash_it *it, struct store_hash_kv *kv);
  * when absent, TERSE_ECORRUPT. */
 int store_hash_find(const uint8_t *form, size_t len, const uint8_t *f, size_t flen,
                     struct store_hash_kv *kv);
+
+/*
+ * Looks field up from it's place on: 1 with *kv filled and *at at its record's first byte, 0
+ * when absent, TERSE_ECORRUPT. With whole, the walk goes on to the end past the field, every
+ * length checked and nothing left over (a write copies the rest of the form); without, bytes
+ * after the field are not read. One tight pass: most fields cost two one-byte lengths and a
+ * length compare; equal lengths compare their last 8 bytes before the rest.
+ */
+int store_hash_it_find(struct store_hash_it *it, const uint8_t *f, size_t flen, bool whole,
+                       struct store_hash_kv *kv, const uint8_t **at);
 
 /* Bytes a form of one field costs beyond its field and value bytes, at most. */
 size_t store_hash_pair_overhead(size_t flen, size_t vlen);

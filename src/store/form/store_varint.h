@@ -15,6 +15,11 @@ static inline int store_varint_read(const uint8_t **pp, const uint8_t *end, uint
     uint64_t x = 0;
     unsigned shift = 0;
 
+    if (p != end && *p < 0x80) { /* one byte: the common length, minimal by itself */
+        *v = *p;
+        *pp = p + 1;
+        return 0;
+    }
     for (;;) {
         uint8_t b;
 
