@@ -40,6 +40,7 @@
 #define store_hash_open small_hash_open
 #define store_hash_next small_hash_next
 #define store_hash_find small_hash_find
+#define store_hash_it_find small_hash_it_find
 #define store_hash_pair_overhead small_hash_pair_overhead
 #define store_hash_edit small_hash_edit
 #define STORE_HASH_TAB_WORDS 32
@@ -54,6 +55,7 @@
 #undef store_hash_open
 #undef store_hash_next
 #undef store_hash_find
+#undef store_hash_it_find
 #undef store_hash_pair_overhead
 #undef store_hash_edit
 
