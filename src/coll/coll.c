@@ -25,6 +25,8 @@
 #include "core/core_mem.h"
 #include "terse/status.h"
 #include "coll/coll_env_internal.h"
+#include "coll/coll_hash_internal.h"
+#include "coll/coll_zset_internal.h"
 
 static void *tree_alloc(void *opaque, size_t n)
 {
@@ -445,6 +447,26 @@ static int near_list_end(const struct coll *c, const struct coll_it *it)
     return 0;
 }
 
+/* Before a hash's, set's or sorted set's chunk is compressed: merged with the cold RAW chunks
+ * after it while they fit in 3/4 of chunk_max (writes cut at coll_hot_bytes), so a settled
+ * container holds big chunks. *it is on the merged chunk after. */
+static void merge_cold(struct coll_env *env, struct coll *c, struct coll_it *it)
+{
+    uint64_t rank = coll_tree_rank_of(it), within;
+
+    for (;;) {
+        int rc = c->type == COLL_ZSET ? coll_zset_merge_next(env, c, it)
+                                      : coll_hash_merge_next(env, c, it);
+        bool ok = coll_tree_seek_rank(&c->tree, rank, it, &within);
+
+        (void)ok; /* the merged chunk starts at rank, as the first did */
+        if (rc != 1) {
+            break;
+        }
+    }
+    coll_tree_desc(it)->chunk->flags &= (uint8_t)~COLL_CHUNK_HOT; /* the merge's rewrite */
+}
+
 /* Moves c from the front of the pending list to its back. */
 static void rotate(struct coll_env *env, struct coll *c)
 {
@@ -496,6 +518,10 @@ size_t coll_compress_step(struct coll_env *env, uint64_t budget_us,
             if (d->chunk->flags & COLL_CHUNK_HOT) {
                 d->chunk->flags &= (uint8_t)~COLL_CHUNK_HOT; /* its next chance: next lap */
                 continue;
+            }
+            if (c->type == COLL_HASH || c->type == COLL_SET || c->type == COLL_ZSET) {
+                merge_cold(env, c, &it);
+                c->cursor = coll_tree_rank_of(&it) + coll_tree_desc(&it)->count;
             }
             saved += compress_one(env, c, &it);
             if ((want_bytes != 0 && saved >= want_bytes) ||

@@ -108,11 +108,11 @@ static size_t median(const struct coll_hash_ent *e, size_t a, size_t b)
     }
 }
 
-/* Cuts [a, b) at the median h while a piece is over chunk_bytes and can be cut. */
+/* Cuts [a, b) at the median h while a piece is over coll_hot_bytes and can be cut. */
 static void cut(const struct coll *c, const struct coll_hash_ent *e, size_t a, size_t b,
                 struct coll_hash_piece *p, size_t *k)
 {
-    if (b - a > 1 && e[a].h != e[b - 1].h && coll_hash_piece_size(e, a, b) > c->chunk_max) {
+    if (b - a > 1 && e[a].h != e[b - 1].h && coll_hash_piece_size(e, a, b) > coll_hot_bytes(c)) {
         size_t m = median(e, a, b);
 
         cut(c, e, a, m, p, k);
@@ -301,7 +301,7 @@ int coll_hash_put(struct coll_env *env, struct coll *c, const uint8_t *field, si
     if (len > CODEC_VALUE_MAX) {
         return TERSE_ETOOBIG;
     }
-    cuts = len > c->chunk_max && n > 1;
+    cuts = len > coll_hot_bytes(c) && n > 1;
     need = cuts ? align8(len) + split_need(len, n) : len;
     buf = coll_env_build_buf(env, need);
     if (buf == NULL) {
@@ -349,11 +349,11 @@ static void chunk_remove(struct coll_env *env, struct coll *c, struct coll_it *i
 }
 
 /* The neighbour of the chunk at it (to hold len bytes of n elements) whose merge with it is
- * the smallest within 3/4 of chunk_bytes: *nb, *prev (it comes before), *mlen. */
+ * the smallest within 3/4 of coll_hot_bytes: *nb, *prev (it comes before), *mlen. */
 static bool merge_pick(const struct coll *c, const struct coll_it *it, size_t len, uint64_t n,
                        struct coll_it *nb, bool *prev, size_t *mlen)
 {
-    size_t best = SIZE_MAX, lim = (size_t)c->chunk_max * 3 / 4;
+    size_t best = SIZE_MAX, lim = (size_t)coll_hot_bytes(c) * 3 / 4;
 
     for (int side = 0; side < 2; side++) {
         struct coll_it o = *it;
@@ -449,7 +449,7 @@ int coll_hash_del(struct coll_env *env, struct coll *c, const uint8_t *field, si
     }
     n = s.n - 1;
     len = codec_varint_len(n) + (s.rs - s.body) + (s.len - s.re);
-    if (len < c->chunk_max / 4) {
+    if (len < coll_hot_bytes(c) / 4) {
         merges = merge_pick(c, &it, len, n, &nb, &nb_prev, &mlen);
     }
     buf = coll_env_build_buf(env, len + (merges ? mlen : 0));
@@ -472,4 +472,39 @@ int coll_hash_del(struct coll_env *env, struct coll *c, const uint8_t *field, si
     }
     c->count--;
     return 1;
+}
+
+int coll_hash_merge_next(struct coll_env *env, struct coll *c, struct coll_it *it)
+{
+    struct coll_desc *d = coll_tree_desc(it), *nd;
+    struct coll_it nb = *it;
+    struct store_hash_it fit;
+    const uint8_t *form;
+    size_t len, m;
+    uint8_t *out;
+    int st;
+
+    coll_tree_next(&nb);
+    if (!coll_it_valid(&nb)) {
+        return 0;
+    }
+    nd = coll_tree_desc(&nb);
+    if ((nd->chunk->flags & (COLL_CHUNK_PENDING | COLL_CHUNK_HOT)) != COLL_CHUNK_PENDING) {
+        return 0; /* compressed already, or written since the compressor last passed */
+    }
+    m = codec_varint_len((uint64_t)d->count + nd->count) + d->raw_len + nd->raw_len -
+        codec_varint_len(d->count) - codec_varint_len(nd->count);
+    if (m > (size_t)c->chunk_max * 3 / 4) {
+        return 0;
+    }
+    st = coll_hash_chunk_open(env, d, &form, &len, &fit);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    /* form is a view into d's RAW chunk, or the env's decode buffer: never the build one. */
+    out = coll_env_build_buf(env, m);
+    if (out == NULL) {
+        return TERSE_ENOMEM;
+    }
+    return merge(env, c, it, &nb, false, form, len, d->count, out);
 }

@@ -79,6 +79,10 @@ enum coll_zset_result {
 #define COLL_ZSET_XX 0x2u /* only update existing ones */
 #define COLL_ZSET_GT 0x4u /* update only to a greater score (new members are still added) */
 #define COLL_ZSET_LT 0x8u /* update only to a lesser score */
+/* The caller has just looked the member up (coll_zset_score), so the map is not read again:
+ * KNOWN_ABSENT, or KNOWN_AT with *old its score on entry. One of the two at most. */
+#define COLL_ZSET_KNOWN_ABSENT 0x10u
+#define COLL_ZSET_KNOWN_AT 0x20u
 
 /* ZADD of one member at score (not NaN) under flags: *result, and *old the previous score when
  * the member was present (left alone otherwise). Moving a member is a remove and an insert of

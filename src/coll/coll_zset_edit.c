@@ -181,15 +181,22 @@ int coll_zset_add(struct coll_env *env, struct coll *c, const uint8_t *m, size_t
     int rc, st;
 
     *result = COLL_ZSET_UNTOUCHED;
-    if ((flags & ~(COLL_ZSET_NX | COLL_ZSET_XX | COLL_ZSET_GT | COLL_ZSET_LT)) != 0 ||
+    if ((flags & ~(COLL_ZSET_NX | COLL_ZSET_XX | COLL_ZSET_GT | COLL_ZSET_LT |
+                   COLL_ZSET_KNOWN_ABSENT | COLL_ZSET_KNOWN_AT)) != 0 ||
         ((flags & COLL_ZSET_NX) && (flags & (COLL_ZSET_XX | COLL_ZSET_GT | COLL_ZSET_LT))) ||
-        ((flags & COLL_ZSET_GT) && (flags & COLL_ZSET_LT)) || isnan(score)) {
+        ((flags & COLL_ZSET_GT) && (flags & COLL_ZSET_LT)) ||
+        ((flags & COLL_ZSET_KNOWN_ABSENT) && (flags & COLL_ZSET_KNOWN_AT)) || isnan(score)) {
         return TERSE_EINVAL;
     }
     if (mlen > CODEC_VALUE_MAX || coll_zset_rec_size(mlen) + 10 > CODEC_VALUE_MAX) {
         return TERSE_ETOOBIG;
     }
-    rc = coll_zset_map_score(env, c, m, mlen, &oe.score);
+    if (flags & (COLL_ZSET_KNOWN_ABSENT | COLL_ZSET_KNOWN_AT)) {
+        rc = (flags & COLL_ZSET_KNOWN_AT) != 0;
+        oe.score = *old;
+    } else {
+        rc = coll_zset_map_score(env, c, m, mlen, &oe.score);
+    }
     if (rc < 0) {
         return rc;
     }

@@ -57,7 +57,7 @@ static size_t split_need(size_t len, uint64_t n)
 /* The build buffer for a new form of len bytes and n elements (with room to split it). */
 static uint8_t *edit_buf(struct coll_env *env, const struct coll *c, size_t len, uint64_t n)
 {
-    bool cuts = len > c->chunk_max && n > 1;
+    bool cuts = len > coll_hot_bytes(c) && n > 1;
 
     return coll_env_build_buf(env, align8(len) + (cuts ? split_need(len, n) : 0));
 }
@@ -83,11 +83,11 @@ double coll_zset_rec_score(const uint8_t *p, const uint8_t *end)
     return store_zset_score(kv.v);
 }
 
-/* Cuts records [a, b) at their byte middle while a piece is over chunk_bytes and has two. */
+/* Cuts records [a, b) at their byte middle while a piece is over coll_hot_bytes and has two. */
 static void cut(const struct coll *c, const uint32_t *off, size_t a, size_t b, struct piece *p,
                 size_t *k)
 {
-    if (b - a > 1 && codec_varint_len(b - a) + off[b] - off[a] > c->chunk_max) {
+    if (b - a > 1 && codec_varint_len(b - a) + off[b] - off[a] > coll_hot_bytes(c)) {
         uint32_t half = off[a] + (off[b] - off[a]) / 2;
         size_t m = a + 1;
 
@@ -152,7 +152,7 @@ static int stage(struct coll_env *env, struct coll *c, struct coll_zset_txn *t,
     u->old = *coll_tree_desc(&it);
     u->n_more = 0;
     u->vanish = false;
-    if (len <= c->chunk_max || n == 1) {
+    if (len <= coll_hot_bytes(c) || n == 1) {
         struct store_hash_it fit;
         uint64_t cnt;
 
@@ -387,24 +387,66 @@ int coll_zset_stage_spot(struct coll_env *env, struct coll *c, struct coll_zset_
 
 /* ---- merges ------------------------------------------------------------------------------ */
 
-/* The chunk holding rank, under chunk_bytes / 4, merged with the neighbour that makes the
- * smaller chunk within 3/4 of chunk_bytes. Best effort: any failure changes nothing. */
+/* The chunks at lo and hi (neighbours, lo first) made one of mlen bytes in lo's chunk. 1 when
+ * done, 0 when a chunk failed to read or memory ran out (nothing changed). */
+static int merge_pair(struct coll_env *env, struct coll *c, struct coll_it *lo,
+                      struct coll_it *hi, size_t mlen)
+{
+    struct coll_desc *ld = coll_tree_desc(lo), *hd = coll_tree_desc(hi);
+    uint64_t total = (uint64_t)ld->count + hd->count;
+    struct coll_chunk *gone;
+    uint8_t *buf = coll_env_build_buf(env, mlen);
+    size_t w;
+
+    if (buf == NULL) {
+        return 0;
+    }
+    w = codec_varint_put(buf, total);
+    for (int side = 0; side < 2; side++) {
+        const struct coll_desc *d = side == 0 ? ld : hd;
+        struct store_hash_it fit;
+        const uint8_t *form;
+        size_t len, body;
+
+        if (coll_zset_chunk_open(env, d, false, &form, &len, &fit) != TERSE_OK) {
+            return 0;
+        }
+        body = len - (size_t)(fit.p - form);
+        memcpy(buf + w, fit.p, body);
+        w += body;
+    }
+    gone = hd->chunk;
+    if (coll_chunk_rewrite(env, c, &ld->chunk, buf, w) != TERSE_OK) {
+        return 0;
+    }
+    ld->raw_len = (uint32_t)w;
+    coll_tree_set_count(&c->tree, lo, (uint32_t)total);
+    coll_tree_remove(&c->tree, hi);
+    coll_chunk_drop(env, c, gone);
+    return 1;
+}
+
+/* Bytes of the merge of the chunks of a and b. */
+static size_t merged_len(const struct coll_desc *a, const struct coll_desc *b)
+{
+    return codec_varint_len((uint64_t)a->count + b->count) + a->raw_len + b->raw_len -
+           codec_varint_len(a->count) - codec_varint_len(b->count);
+}
+
+/* The chunk holding rank, under coll_hot_bytes / 4, merged with the neighbour that makes the
+ * smaller chunk within 3/4 of coll_hot_bytes. Best effort: any failure changes nothing. */
 void coll_zset_merge(struct coll_env *env, struct coll *c, uint64_t rank)
 {
-    size_t lim = (size_t)c->chunk_max * 3 / 4, best = SIZE_MAX, mlen, w;
-    struct coll_it it, nb, lo, hi;
-    struct coll_desc *ld, *hd;
-    struct coll_chunk *gone;
-    uint64_t within, total;
+    size_t lim = (size_t)coll_hot_bytes(c) * 3 / 4, best = SIZE_MAX;
+    struct coll_it it, nb;
+    uint64_t within;
     bool nb_prev = false;
-    uint8_t *buf;
 
     if (!coll_tree_seek_rank(&c->tree, rank, &it, &within) ||
-        coll_tree_desc(&it)->raw_len >= c->chunk_max / 4) {
+        coll_tree_desc(&it)->raw_len >= coll_hot_bytes(c) / 4) {
         return;
     }
     for (int side = 0; side < 2; side++) {
-        const struct coll_desc *d = coll_tree_desc(&it), *od;
         struct coll_it o = it;
         size_t m;
 
@@ -416,45 +458,36 @@ void coll_zset_merge(struct coll_env *env, struct coll *c, uint64_t rank)
         if (!coll_it_valid(&o)) {
             continue;
         }
-        od = coll_tree_desc(&o);
-        m = codec_varint_len((uint64_t)d->count + od->count) + d->raw_len + od->raw_len -
-            codec_varint_len(d->count) - codec_varint_len(od->count);
+        m = merged_len(coll_tree_desc(&it), coll_tree_desc(&o));
         if (m <= lim && m < best) {
             best = m;
             nb = o;
             nb_prev = side == 0;
         }
     }
-    if (best == SIZE_MAX || (buf = coll_env_build_buf(env, best)) == NULL) {
-        return;
+    if (best != SIZE_MAX) {
+        (void)merge_pair(env, c, nb_prev ? &nb : &it, nb_prev ? &it : &nb, best);
     }
-    lo = nb_prev ? nb : it;
-    hi = nb_prev ? it : nb;
-    ld = coll_tree_desc(&lo);
-    hd = coll_tree_desc(&hi);
-    total = (uint64_t)ld->count + hd->count;
-    w = codec_varint_put(buf, total);
-    for (int side = 0; side < 2; side++) {
-        const struct coll_desc *d = side == 0 ? ld : hd;
-        struct store_hash_it fit;
-        const uint8_t *form;
-        size_t len, body;
+}
 
-        if (coll_zset_chunk_open(env, d, false, &form, &len, &fit) != TERSE_OK) {
-            return;
-        }
-        body = len - (size_t)(fit.p - form);
-        memcpy(buf + w, fit.p, body);
-        w += body;
+int coll_zset_merge_next(struct coll_env *env, struct coll *c, struct coll_it *it)
+{
+    struct coll_it nb = *it;
+    const struct coll_desc *nd;
+    size_t m;
+
+    coll_tree_next(&nb);
+    if (!coll_it_valid(&nb)) {
+        return 0;
     }
-    mlen = w;
-    gone = hd->chunk;
-    if (coll_chunk_rewrite(env, c, &ld->chunk, buf, mlen) != TERSE_OK) {
-        return;
+    nd = coll_tree_desc(&nb);
+    if ((nd->chunk->flags & (COLL_CHUNK_PENDING | COLL_CHUNK_HOT)) != COLL_CHUNK_PENDING) {
+        return 0; /* compressed already, or written since the compressor last passed */
     }
-    ld->raw_len = (uint32_t)mlen;
-    coll_tree_set_count(&c->tree, &lo, (uint32_t)total);
-    coll_tree_remove(&c->tree, &hi);
-    coll_chunk_drop(env, c, gone);
+    m = merged_len(coll_tree_desc(it), nd);
+    if (m > (size_t)c->chunk_max * 3 / 4) {
+        return 0;
+    }
+    return merge_pair(env, c, it, &nb, m);
 }
 

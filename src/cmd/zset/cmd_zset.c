@@ -185,7 +185,9 @@ static int zadd_coll(struct cmd_call *c, struct coll *co, unsigned flags, size_t
         if (found && score == cur) {
             continue; /* the same score (-0 is 0): nothing moves */
         }
-        st = coll_zset_add(env, co, m->p, m->len, score, 0, &r, &old);
+        old = cur;
+        st = coll_zset_add(env, co, m->p, m->len, score,
+                           found ? COLL_ZSET_KNOWN_AT : COLL_ZSET_KNOWN_ABSENT, &r, &old);
         t->added += r == COLL_ZSET_ADDED;
         t->updated += r == COLL_ZSET_UPDATED;
     }

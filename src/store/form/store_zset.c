@@ -22,9 +22,13 @@ double store_zset_score(const uint8_t *p)
     uint64_t bits = 0;
     double d;
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&bits, p, sizeof(bits)); /* the form's order: one load */
+#else
     for (int i = 7; i >= 0; i--) {
         bits = (bits << 8) | p[i];
     }
+#endif
     memcpy(&d, &bits, sizeof(d));
     return d;
 }

@@ -111,7 +111,10 @@ static void test_bad_args(void **state)
     assert_int_equal(
         coll_zset_add(f->env, c, ok + 2, 1, 1, COLL_ZSET_GT | COLL_ZSET_LT, &res, &old),
         TERSE_EINVAL);
-    assert_int_equal(coll_zset_add(f->env, c, ok + 2, 1, 1, 0x10, &res, &old), TERSE_EINVAL);
+    assert_int_equal(coll_zset_add(f->env, c, ok + 2, 1, 1, 0x40, &res, &old), TERSE_EINVAL);
+    assert_int_equal(coll_zset_add(f->env, c, ok + 2, 1, 1,
+                                   COLL_ZSET_KNOWN_ABSENT | COLL_ZSET_KNOWN_AT, &res, &old),
+                     TERSE_EINVAL);
     assert_int_equal(coll_zset_seek_score(f->env, c, NAN, false, &rank), TERSE_EINVAL);
     /* -0 for a member at 0 changes nothing; the stored sign is the one given
      * first */
