@@ -447,7 +447,7 @@ static int near_list_end(const struct coll *c, const struct coll_it *it)
     return 0;
 }
 
-/* Before a hash's, set's or sorted set's chunk is compressed: merged with the cold RAW chunks
+/* Before a hash's, set's or sorted set's chunk is compressed: merged with the cold chunks
  * after it while they fit in 3/4 of chunk_max (writes cut at coll_hot_bytes), so a settled
  * container holds big chunks. *it is on the merged chunk after. */
 static void merge_cold(struct coll_env *env, struct coll *c, struct coll_it *it)

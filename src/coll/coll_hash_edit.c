@@ -489,8 +489,8 @@ int coll_hash_merge_next(struct coll_env *env, struct coll *c, struct coll_it *i
         return 0;
     }
     nd = coll_tree_desc(&nb);
-    if ((nd->chunk->flags & (COLL_CHUNK_PENDING | COLL_CHUNK_HOT)) != COLL_CHUNK_PENDING) {
-        return 0; /* compressed already, or written since the compressor last passed */
+    if (nd->chunk->flags & COLL_CHUNK_HOT) {
+        return 0; /* written or read since the compressor last passed */
     }
     m = codec_varint_len((uint64_t)d->count + nd->count) + d->raw_len + nd->raw_len -
         codec_varint_len(d->count) - codec_varint_len(nd->count);

@@ -103,10 +103,10 @@ size_t coll_hash_piece_size(const struct coll_hash_ent *e, size_t a, size_t b);
 size_t coll_hash_piece_write(uint8_t *out, const uint8_t *src, const struct coll_hash_ent *e,
                              size_t a, size_t b);
 
-/* The background compressor's merge (coll_hot_bytes): the chunk at it with the next one when
- * that one is RAW and not hot, and the two fit in 3/4 of chunk_max. 1 merged (it's chunk holds
- * both; it may no longer be valid: seek again by rank), 0 nothing to do, or a status (nothing
- * changed). */
+/* The background compressor's merge (coll_hot_bytes): the chunk at it with the next one
+ * when that one is not hot (RAW or compressed) and the two fit in 3/4 of chunk_max. 1 merged
+ * (it's chunk holds both; it may no longer be valid: seek again by rank), 0 nothing to do, or
+ * a status (nothing changed). */
 int coll_hash_merge_next(struct coll_env *env, struct coll *c, struct coll_it *it);
 
 #endif /* TERSE_COLL_HASH_INTERNAL_H */

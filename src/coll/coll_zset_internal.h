@@ -141,8 +141,8 @@ void coll_zset_txn_commit(struct coll_env *env, struct coll *c, struct coll_zset
  * smaller chunk within 3/4 of chunk_bytes. Best effort: a failure changes nothing. */
 void coll_zset_merge(struct coll_env *env, struct coll *c, uint64_t rank);
 /* The background compressor's merge of the order (coll_hot_bytes): the chunk at it with the
- * next one when that one is RAW and not hot, and the two fit in 3/4 of chunk_max. 1 merged (it
- * may no longer be valid: seek again by rank), 0 nothing done. */
+ * next one when that one is not hot (RAW or compressed) and the two fit in 3/4 of chunk_max.
+ * 1 merged (it may no longer be valid: seek again by rank), 0 nothing done. */
 int coll_zset_merge_next(struct coll_env *env, struct coll *c, struct coll_it *it);
 
 #endif /* TERSE_COLL_ZSET_INTERNAL_H */

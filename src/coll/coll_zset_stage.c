@@ -481,8 +481,8 @@ int coll_zset_merge_next(struct coll_env *env, struct coll *c, struct coll_it *i
         return 0;
     }
     nd = coll_tree_desc(&nb);
-    if ((nd->chunk->flags & (COLL_CHUNK_PENDING | COLL_CHUNK_HOT)) != COLL_CHUNK_PENDING) {
-        return 0; /* compressed already, or written since the compressor last passed */
+    if (nd->chunk->flags & COLL_CHUNK_HOT) {
+        return 0; /* written or read since the compressor last passed */
     }
     m = merged_len(coll_tree_desc(it), nd);
     if (m > (size_t)c->chunk_max * 3 / 4) {
