@@ -19,6 +19,7 @@
  */
 #include "coll/coll.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "codec/codec_value.h"
@@ -289,6 +290,7 @@ void coll_env_destroy(struct coll_env **pp)
     core_free(env->buf);
     core_free(env->build);
     coll_spares_free(env, 0);
+    coll_slabs_free(&env->slabs);
     core_free(env);
     *pp = NULL;
 }
@@ -340,6 +342,7 @@ int coll_copy(struct coll_env *env, const struct coll *c, struct coll **out)
         }
         memcpy(ch, sd->chunk, sizeof(*ch) + sd->chunk->len);
         ch->cap = sd->chunk->len;
+        ch->flags &= (uint8_t)~COLL_CHUNK_SLAB; /* an exact block of the heap's */
         d->raw += ch->raw;
         d->bytes += core_mem_usable(ch);
         if (ch->flags & COLL_CHUNK_PENDING) {
@@ -393,32 +396,39 @@ void coll_corrupt(struct coll *c)
 /* ---- background compression ----------------------------------------------------------------- */
 
 /* Compresses the chunk at it when it saves space; returns the bytes saved. The compressed
- * form is built in the env's build buffer, then copied into a block of its exact size. */
+ * form is built in the env's build buffer, then copied into a block of its exact size. A chunk
+ * that stays RAW (too short, incompressible, or corrupt: the next read reports it) is no
+ * longer pending, and leaves its slab for an exact block (slabs hold pending chunks). */
 static size_t compress_one(struct coll_env *env, struct coll *c, struct coll_it *it)
 {
     struct coll_desc *d = coll_tree_desc(it);
     struct coll_chunk *ch = d->chunk, *nc;
     uint8_t *buf = coll_env_build_buf(env, ch->len);
     size_t out = 0;
-    uint64_t before = core_mem_usable(ch), after;
+    uint64_t before = coll_chunk_usable(ch), after;
+    const uint8_t *src;
+    bool raw;
 
     if (buf == NULL) {
         return 0;
     }
-    if (codec_value_recompress(env->codec, ch->data, ch->len, buf, ch->len, &out) != TERSE_OK ||
-        out == 0 || out >= ch->len) {
-        /* Too short, incompressible (out 0: the codec keeps it RAW), or corrupt (the next
-         * read reports it): kept RAW, not pending. */
+    raw = codec_value_recompress(env->codec, ch->data, ch->len, buf, ch->len, &out) != TERSE_OK ||
+          out == 0 || out >= ch->len;
+    if (raw) {
         ch->flags &= (uint8_t)~COLL_CHUNK_PENDING;
         c->n_pending--;
         env->st.n_pending--;
-        return 0;
+        if (!(ch->flags & COLL_CHUNK_SLAB)) {
+            return 0;
+        }
+        out = ch->len;
     }
+    src = raw ? ch->data : buf;
     nc = core_alloc(sizeof(*nc) + out);
     if (nc == NULL) {
         return 0;
     }
-    memcpy(nc->data, buf, out);
+    memcpy(nc->data, src, out);
     nc->len = nc->cap = (uint32_t)out;
     nc->flags = 0;
     memset(nc->pad, 0, sizeof(nc->pad));

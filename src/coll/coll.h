@@ -48,6 +48,7 @@ struct coll_chunk {
 };
 #define COLL_CHUNK_PENDING 0x01u /* RAW, to be compressed by coll_compress_step */
 #define COLL_CHUNK_HOT 0x02u     /* written or read since the compressor last passed by */
+#define COLL_CHUNK_SLAB 0x04u    /* its block is a slab's (coll_slab.h), not the heap's */
 
 struct coll_env;
 

@@ -4,7 +4,8 @@
  * pass (coll.c). Reads verify the checksum (a RAW chunk once per command turn: the env's
  * seen list); a RAW chunk is read in place, a compressed one decoded into the env's buffer. Blocks of dropped chunks are kept as spares
  * (struct coll_env) for the next chunk written, so a write that replaces a chunk calls the
- * allocator only when no spare has the size.
+ * allocator only when no spare has the size. A RAW chunk's block up to COLL_SLAB_MAX bytes
+ * comes from the env's slabs instead (coll_slab.h), which need no spares.
  */
 #include "coll/coll.h"
 
@@ -61,19 +62,28 @@ static void seen_note(struct coll_env *env, const struct coll_chunk *ch, const u
 
 /* ---- chunks ------------------------------------------------------------------------------- */
 
-/* A block of at least need usable bytes (and not more than twice that): a spare, or a new
- * allocation. NULL when none comes. */
-static void *block_take(struct coll_env *env, size_t need)
+/* A block of at least need usable bytes (and not more than twice that): a slab's for a small
+ * one (*slab 1), else a spare, or a new allocation; *usable its bytes. NULL when none comes. */
+static void *block_take(struct coll_env *env, size_t need, int *slab, size_t *usable)
 {
+    void *p;
+
+    *slab = need <= COLL_SLAB_MAX;
+    if (*slab) {
+        return coll_slab_take(&env->slabs, need, usable);
+    }
     for (size_t i = 0; i < COLL_SPARE_N; i++) {
         size_t u = env->spare[i] != NULL ? core_mem_usable(env->spare[i]) : 0;
         if (u >= need && u <= 2 * need) {
-            void *p = env->spare[i];
+            p = env->spare[i];
             env->spare[i] = NULL;
+            *usable = u;
             return p;
         }
     }
-    return core_alloc(need);
+    p = core_alloc(need);
+    *usable = p != NULL ? core_mem_usable(p) : 0;
+    return p;
 }
 
 /* A dropped chunk's block: kept as a spare (in place of the oldest when every slot is taken,
@@ -98,6 +108,21 @@ static void block_give(struct coll_env *env, void *p)
     env->spare[at] = p;
 }
 
+size_t coll_chunk_usable(const struct coll_chunk *ch)
+{
+    return (ch->flags & COLL_CHUNK_SLAB) ? coll_slab_usable(ch) : core_mem_usable(ch);
+}
+
+/* Gives a dropped chunk's block back: to its slab, or as a spare. */
+static void chunk_block_give(struct coll_env *env, struct coll_chunk *ch)
+{
+    if (ch->flags & COLL_CHUNK_SLAB) {
+        coll_slab_give(&env->slabs, ch);
+    } else {
+        block_give(env, ch);
+    }
+}
+
 void coll_spares_free(struct coll_env *env, size_t keep)
 {
     for (size_t i = 0; i < COLL_SPARE_N; i++) {
@@ -111,26 +136,28 @@ void coll_spares_free(struct coll_env *env, size_t keep)
 int coll_chunk_put(struct coll_env *env, struct coll *c, const uint8_t *form, size_t len,
                    struct coll_chunk **out)
 {
-    size_t cap = codec_value_bound(len);
-    struct coll_chunk *ch = block_take(env, sizeof(*ch) + cap);
+    size_t cap = codec_value_bound(len), usable = 0;
+    int slab = 0;
+    struct coll_chunk *ch = block_take(env, sizeof(*ch) + cap, &slab, &usable);
     size_t stored = 0;
 
     if (ch == NULL) {
         return TERSE_ENOMEM;
     }
-    cap = core_mem_usable(ch) - sizeof(*ch); /* a spare may be a little bigger: all of it */
+    ch->flags = slab ? COLL_CHUNK_SLAB : 0;
+    cap = usable - sizeof(*ch); /* a spare or a slab's block may be a little bigger: all of it */
     if (codec_value_encode_raw(form, len, ch->data, cap, &stored) != TERSE_OK) {
-        block_give(env, ch);
+        chunk_block_give(env, ch);
         return TERSE_ETOOBIG;
     }
     seen_note(env, ch, ch->data + (stored - len), len); /* RAW: the form ends the block */
     ch->len = (uint32_t)stored;
     ch->cap = (uint32_t)cap;
-    ch->flags = COLL_CHUNK_PENDING | COLL_CHUNK_HOT;
+    ch->flags |= COLL_CHUNK_PENDING | COLL_CHUNK_HOT;
     memset(ch->pad, 0, sizeof(ch->pad));
     ch->raw = (uint32_t)len;
     c->raw += len;
-    c->bytes += core_mem_usable(ch);
+    c->bytes += usable;
     c->n_pending++;
     env->st.n_pending++;
     coll_pending_note(env, c);
@@ -220,8 +247,8 @@ void coll_chunk_drop(struct coll_env *env, struct coll *c, struct coll_chunk *ch
         env->st.n_pending--;
     }
     c->raw -= ch->raw;
-    c->bytes -= core_mem_usable(ch);
-    block_give(env, ch);
+    c->bytes -= coll_chunk_usable(ch);
+    chunk_block_give(env, ch);
 }
 
 static int grow(uint8_t **p, size_t *cap, size_t n)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "coll/coll.h"
+#include "coll/coll_slab.h"
 
 #define COLL_SPARE_N 4
 #define COLL_SPARE_MAX (64u * 1024 + 256) /* a bigger dropped block goes back to the allocator */
@@ -38,6 +39,7 @@ struct coll_env {
      * over its keep). */
     void *spare[COLL_SPARE_N];
     unsigned spare_next;          /* the slot a block replaces when every slot is taken */
+    struct coll_slabs slabs;      /* the blocks of RAW chunks up to COLL_SLAB_MAX (coll_slab.h) */
     /* Turns (coll_env_turn_begin): the RAW chunks verified, or written, in this command, so a
      * command that reads a chunk again (a sorted set's edit reads its order's chunk and its
      * map's chunk two or three times each) verifies it once. Emptied when a turn begins and
@@ -50,5 +52,8 @@ struct coll_env {
 
 /* Frees the spare blocks larger than keep bytes (0: all of them). */
 void coll_spares_free(struct coll_env *env, size_t keep);
+
+/* The usable bytes of ch's block (a slab's class, or the heap's usable size). */
+size_t coll_chunk_usable(const struct coll_chunk *ch);
 
 #endif /* TERSE_COLL_ENV_INTERNAL_H */
