@@ -26,8 +26,6 @@
 #include "core/core_mem.h"
 #include "terse/status.h"
 #include "coll/coll_env_internal.h"
-#include "coll/coll_hash_internal.h"
-#include "coll/coll_zset_internal.h"
 
 static void *tree_alloc(void *opaque, size_t n)
 {
@@ -324,6 +322,7 @@ int coll_copy(struct coll_env *env, const struct coll *c, struct coll **out)
         goto fail; /* d->aux is NULL: coll_copy of the map freed what it made */
     }
     d->keep_raw = c->keep_raw;
+    d->merge_next = c->merge_next;
     d->seed = c->seed;
     d->chunk_n = c->chunk_n;
     d->count = c->count;
@@ -465,8 +464,7 @@ static void merge_cold(struct coll_env *env, struct coll *c, struct coll_it *it)
     uint64_t rank = coll_tree_rank_of(it), within;
 
     for (;;) {
-        int rc = c->type == COLL_ZSET ? coll_zset_merge_next(env, c, it)
-                                      : coll_hash_merge_next(env, c, it);
+        int rc = c->merge_next(env, c, it);
         bool ok = coll_tree_seek_rank(&c->tree, rank, it, &within);
 
         (void)ok; /* the merged chunk starts at rank, as the first did */
@@ -529,7 +527,7 @@ size_t coll_compress_step(struct coll_env *env, uint64_t budget_us,
                 d->chunk->flags &= (uint8_t)~COLL_CHUNK_HOT; /* its next chance: next lap */
                 continue;
             }
-            if (c->type == COLL_HASH || c->type == COLL_SET || c->type == COLL_ZSET) {
+            if (c->merge_next != NULL) {
                 merge_cold(env, c, &it);
                 c->cursor = coll_tree_rank_of(&it) + coll_tree_desc(&it)->count;
             }

@@ -80,6 +80,10 @@ struct coll {
     uint64_t seed;                      /* hashes and sets: the seed placing their elements
                                            (coll_hash.h); the env's when made, a copy's or a
                                            loaded snapshot's own */
+    /* The compressor's merge of the chunk at an iterator with the next one (coll_hot_bytes):
+     * coll_hash_merge_next for hashes, sets and sorted sets' maps, coll_zset_merge_next for
+     * sorted sets' orders, set by their constructors; NULL for lists. */
+    int (*merge_next)(struct coll_env *env, struct coll *c, struct coll_it *it);
     struct coll *aux;                   /* sorted sets: the member map (a COLL_HASH container
                                            of the same env, coll_zset.h), owned by c and freed,
                                            released, copied, measured and corrupted with it;

@@ -139,11 +139,17 @@ size_t coll_hash_piece_write(uint8_t *out, const uint8_t *src, const struct coll
 int coll_hash_create(struct coll_env *env, enum coll_type type,
                      const struct coll_hash_shape *shape, struct coll **out)
 {
+    int st;
+
     *out = NULL;
     if ((type != COLL_HASH && type != COLL_SET) || shape == NULL || shape->chunk_bytes == 0) {
         return TERSE_EINVAL;
     }
-    return coll_create(env, type, shape->chunk_bytes, out);
+    st = coll_create(env, type, shape->chunk_bytes, out);
+    if (st == TERSE_OK) {
+        (*out)->merge_next = coll_hash_merge_next;
+    }
+    return st;
 }
 
 /* The field of a record already read once (its lengths are known good). */

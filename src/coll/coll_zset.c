@@ -264,6 +264,7 @@ int coll_zset_create(struct coll_env *env, const struct coll_zset_shape *shape,
     if (st != TERSE_OK) {
         return st;
     }
+    c->merge_next = coll_zset_merge_next;
     st = coll_hash_create(env, COLL_HASH, &hs, &c->aux);
     if (st != TERSE_OK) {
         coll_destroy(env, c);
@@ -392,6 +393,7 @@ int coll_zset_from_form(struct coll_env *env, const uint8_t *form, size_t len,
         coll_destroy(env, map);
         return st;
     }
+    c->merge_next = coll_zset_merge_next;
     c->aux = map;
     st = form_cut(env, c, form, len);
     if (st != TERSE_OK) {

@@ -333,11 +333,34 @@ void resp_write_set(struct resp_out *o, size_t n)
     resp_write_header(o, o->proto >= 3 ? '~' : '*', 0, n);
 }
 
+size_t resp_fmt_g17(char buf[RESP_G17_MAX], double d)
+{
+    int n;
+
+    /* An integer under 2^53 in magnitude: "%.17g" spells it as its digits (no exponent below
+     * 1e17), so they are written directly; -0 and every other value go through snprintf. */
+    if (d == d && d > -9007199254740992.0 && d < 9007199254740992.0 && d == (double)(long long)d &&
+        !(d == 0 && signbit(d))) {
+        long long v = (long long)d;
+        unsigned long long m = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+        char digits[20];
+        size_t nd = resp_fmt_ull(digits, m), k = 0;
+
+        if (v < 0) {
+            buf[k++] = '-';
+        }
+        memcpy(buf + k, digits + 20 - nd, nd);
+        return k + nd;
+    }
+    n = snprintf(buf, RESP_G17_MAX, "%.17g", d);
+    return n < 0 || n >= RESP_G17_MAX ? 0 : (size_t)n;
+}
+
 void resp_write_double(struct resp_out *o, double d)
 {
     /* Redis 7.0 addReplyDouble: inf spelled out, everything else "%.17g". */
-    char buf[40];
-    int n;
+    char buf[RESP_G17_MAX];
+    size_t n;
 
     if (isinf(d)) {
         const char *s = d > 0 ? "inf" : "-inf";
@@ -349,15 +372,15 @@ void resp_write_double(struct resp_out *o, double d)
         }
         return;
     }
-    n = snprintf(buf, sizeof(buf), "%.17g", d);
-    if (n < 0 || (size_t)n >= sizeof(buf)) {
+    n = resp_fmt_g17(buf, d);
+    if (n == 0) {
         o->err = 1;
         return;
     }
     if (o->proto >= 3) {
-        resp_write_line(o, ',', buf, (size_t)n);
+        resp_write_line(o, ',', buf, n);
     } else {
-        resp_write_bulk(o, buf, (size_t)n);
+        resp_write_bulk(o, buf, n);
     }
 }
 

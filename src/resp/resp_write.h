@@ -66,6 +66,10 @@ void resp_write_map(struct resp_out *o, size_t n);   /* RESP3 %n, RESP2 *2n */
 void resp_write_set(struct resp_out *o, size_t n);   /* RESP3 ~n, RESP2 *n */
 void resp_write_push(struct resp_out *o, size_t n);  /* RESP3 >n, RESP2 *n (pub/sub) */
 void resp_write_double(struct resp_out *o, double d); /* RESP3 ,d  RESP2 bulk, %.17g */
+/* d spelled as "%.17g" (integers under 2^53 without snprintf) into buf; returns its length, 0
+ * when it does not fit (never for a finite double or an infinity). */
+#define RESP_G17_MAX 40
+size_t resp_fmt_g17(char buf[RESP_G17_MAX], double d);
 void resp_write_bool(struct resp_out *o, int b);      /* RESP3 #t/#f, RESP2 :1/:0 */
 /* RESP3 =n\r\ntxt:body, RESP2 bulk of body. fmt3 is a 3-letter format such as "txt" (only
  * its first three bytes are used; a shorter one is padded with spaces). */
