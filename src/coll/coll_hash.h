@@ -18,15 +18,20 @@
  * strictly increase and the first is 0; every chunk holds at least one element; each
  * descriptor's count and raw_len are its chunk's elements and form bytes; c->count is the sum.
  *
- * Sizes (chunk_bytes = c->chunk_max): a write that takes a chunk's form past chunk_bytes splits
- * it at the median of its elements' hashes, and again any half still over (so a chunk holds at
- * most chunk_bytes raw, but for one element bigger than that, which lives alone, or elements
- * that share one h, which cannot be told apart by range). A delete that leaves a chunk under
- * chunk_bytes / 4 merges it with the neighbouring range (the smaller that fits) when the two fit
- * in 3/4 of chunk_bytes; a chunk left empty leaves the tree (the next one's low bound becomes 0
- * if it was the first). A bulk build (coll_hash_from_form) cuts chunks at 3/4 of chunk_bytes.
+ * Sizes (chunk_bytes = c->chunk_max, hot = coll_hot_bytes(c), a quarter of it): a write that
+ * takes a chunk's form past hot splits it at the median of its elements' hashes, and again any
+ * half still over (so a written chunk holds at most hot raw bytes, but for one element bigger
+ * than that, which lives alone, or elements that share one h, which cannot be told apart by
+ * range). A delete that leaves a chunk under hot / 4 merges it with the neighbouring range (the
+ * smaller that fits) when the two fit in 3/4 of hot; a chunk left empty leaves the tree (the
+ * next one's low bound becomes 0 if it was the first). The background compressor merges cold
+ * neighbours up to 3/4 of chunk_bytes before it compresses them (coll_hash_merge_next), and a
+ * bulk build (coll_hash_from_form) cuts chunks at 3/4 of chunk_bytes: a write pays for a small
+ * chunk, a settled container holds big ones. No chunk of two elements or more passes
+ * chunk_bytes.
  *
- * Integrity: every read goes through coll_chunk_read (the chunk's XXH3-64) and cross-checks the
+ * Integrity: every read goes through coll_chunk_read (the chunk's XXH3-64, checked once per
+ * command turn for a RAW chunk: coll_env_turn_begin) and cross-checks the
  * form's count with the descriptor's; a mismatch is TERSE_ECORRUPT and no byte of that chunk is
  * returned. A write decodes and verifies the chunk it rewrites first, so a flipped bit is never
  * re-checksummed into validity.
@@ -101,7 +106,7 @@ enum coll_hash_result {
  * HSET, HSETNX, SADD...: sets field (flen bytes) to val (vlen bytes; a set takes vlen 0), both
  * borrowed, under flags (0, COLL_HASH_NX or COLL_HASH_XX). *result says what happened. The new
  * chunk form is built in the env's build buffer and written with coll_chunk_rewrite (in place
- * when the block has room); a chunk past chunk_bytes is split (see the top). TERSE_OK,
+ * when the block has room); a chunk past hot is split (see the top). TERSE_OK,
  * TERSE_EINVAL (both flags, a value for a set), TERSE_ETOOBIG (the element cannot fit a chunk:
  * a form over CODEC_VALUE_MAX), TERSE_ECORRUPT (the chunk it goes to failed verification:
  * nothing written), TERSE_ENOMEM. On any failure the container is exactly as it was: every new
@@ -113,7 +118,7 @@ int coll_hash_put(struct coll_env *env, struct coll *c, const uint8_t *field, si
 /*
  * HDEL, SREM: removes field (flen bytes, borrowed). 1 removed, 0 absent, TERSE_ECORRUPT (its
  * chunk failed verification: nothing changed), TERSE_ENOMEM (the smaller chunk needed a new
- * block and none came: nothing changed). A chunk left under chunk_bytes / 4 merges with a
+ * block and none came: nothing changed). A chunk left under hot / 4 merges with a
  * neighbour (see the top; a neighbour that fails verification is left alone, the delete still
  * happens); an emptied chunk leaves the tree. c->count is the elements left: 0 means the key
  * should go (the caller releases c).

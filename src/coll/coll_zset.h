@@ -16,12 +16,15 @@
  * key.k to the last chunk whose first score is <= the score, then, when the scores tie at
  * chunk boundaries (runs of one score crossing chunks), by a binary search over the ranks of
  * that run reading the first element of each probed chunk: O(log n) chunk reads, never a walk
- * of the run (coll_zset.c's top). Chunks hold at most chunk_bytes raw bytes (but for
- * one element bigger than that, alone), split at their middle when a write takes them past it;
- * one left under chunk_bytes / 4 merges with a neighbour when the two fit in 3/4 of chunk_bytes;
- * an emptied chunk leaves the tree. A bulk build cuts at 3/4 of chunk_bytes.
+ * of the run (coll_zset.c's top). A chunk a write makes holds at most hot = coll_hot_bytes(c)
+ * raw bytes, a quarter of chunk_bytes (but for one element bigger than that, alone): split at
+ * its middle when a write takes it past hot; one left under hot / 4 merges with a neighbour
+ * when the two fit in 3/4 of hot; an emptied chunk leaves the tree. The background compressor
+ * merges cold neighbours up to 3/4 of chunk_bytes (coll_zset_merge_next), and a bulk build
+ * cuts at 3/4 of chunk_bytes; no chunk of two elements or more passes chunk_bytes.
  *
- * Integrity: every read goes through coll_chunk_read (the chunk's XXH3-64) and checks the form
+ * Integrity: every read goes through coll_chunk_read (the chunk's XXH3-64, once per command
+ * turn for a RAW chunk) and checks the form
  * against its descriptor's count; a mismatch is TERSE_ECORRUPT and no byte of that chunk is
  * returned. A write verifies what it rewrites first. The map and the order agree on every
  * member and score; an operation that fails part way leaves both as they were.

@@ -137,8 +137,8 @@ void coll_zset_txn_undo(struct coll_env *env, struct coll *c, struct coll_zset_t
 /* Makes t's stages final: kept chunks freed, vanished descriptors removed. */
 void coll_zset_txn_commit(struct coll_env *env, struct coll *c, struct coll_zset_txn *t);
 
-/* The chunk holding rank, if under chunk_bytes / 4, merged with the neighbour making the
- * smaller chunk within 3/4 of chunk_bytes. Best effort: a failure changes nothing. */
+/* The chunk holding rank, if under coll_hot_bytes / 4, merged with the neighbour making the
+ * smaller chunk within 3/4 of coll_hot_bytes. Best effort: a failure changes nothing. */
 void coll_zset_merge(struct coll_env *env, struct coll *c, uint64_t rank);
 /* The background compressor's merge of the order (coll_hot_bytes): the chunk at it with the
  * next one when that one is not hot (RAW or compressed) and the two fit in 3/4 of chunk_max.

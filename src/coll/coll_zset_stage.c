@@ -8,7 +8,7 @@
  *
  *   1. stage the order's edits: each builds a chunk's next form in the env's build buffer and
  *      puts it into NEW chunks (split at the byte middle, again while a piece is past
- *      chunk_bytes), then installs them: the first piece takes the chunk's descriptor, the
+ *      coll_hot_bytes), then installs them: the first piece takes the chunk's descriptor, the
  *      others are inserted after it. The old chunk is kept, and an undo record remembers its
  *      descriptor and its first rank. A chunk that loses its only element is not touched yet
  *      (a "vanish": removing a descriptor is free, putting one back is not). Any failure here
@@ -16,8 +16,8 @@
  *   2. the map's one call, the last step that can fail: on failure the staged edits are undone
  *      (pieces' descriptors removed, the old descriptor restored: no allocation, no read).
  *   3. commit: the kept chunks are freed, vanished descriptors removed (no allocation).
- *   4. best effort afterwards: a chunk left under chunk_bytes / 4 merges with a neighbour when
- *      the two fit in 3/4 of chunk_bytes (a failed merge changes nothing).
+ *   4. best effort afterwards: a chunk left under coll_hot_bytes / 4 merges with a neighbour
+ *      when the two fit in 3/4 of coll_hot_bytes (a failed merge changes nothing).
  *
  * So a failed write leaves both containers with exactly their elements, scores and chunks (an
  * undone edit puts the very same chunk back). The price: a write always takes a new chunk
