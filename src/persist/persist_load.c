@@ -27,6 +27,7 @@
 #include "codec/codec_value.h"
 #include "coll/coll_hash.h"
 #include "coll/coll_list.h"
+#include "coll/coll_zset.h"
 #include "persist/persist_internal.h"
 #include "terse/status.h"
 
@@ -113,12 +114,14 @@ static int compressible_raw(const uint8_t *p, size_t len)
 #define LOAD_CHUNK_BYTES_MAX ((uint64_t)1 << 20)
 #define LOAD_KEEP_RAW_MAX 65535u
 
-/* Whether a CHUNKED record's flags name a type held in chunks: a list, a hash or a set. */
+/* Whether a CHUNKED record's flags name a type held in chunks: a list, a hash, a set or a
+ * sorted set. */
 static bool chunked_type(unsigned flags)
 {
     unsigned t = (flags & PERSIST_REC_TYPE_MASK) >> PERSIST_REC_TYPE_SHIFT;
 
-    return t == STORE_TYPE_LIST || t == STORE_TYPE_HASH || t == STORE_TYPE_SET;
+    return t == STORE_TYPE_LIST || t == STORE_TYPE_HASH || t == STORE_TYPE_SET ||
+           t == STORE_TYPE_ZSET;
 }
 
 /* A new empty container of type for a CHUNKED record's header (cbytes, shape_a, shape_b as
@@ -134,6 +137,14 @@ static int chunked_create(struct coll_env *env, enum store_type type, uint64_t c
             return TERSE_ECORRUPT;
         }
         return coll_list_create(env, &sh, out);
+    } else if (type == STORE_TYPE_ZSET) {
+        struct coll_zset_shape sh = {(uint32_t)cbytes};
+        int st = coll_zset_create(env, &sh, out);
+
+        if (st == TERSE_OK) {
+            (*out)->aux->seed = shape_a; /* the member map's ranges: the saved seed's */
+        }
+        return st;
     } else {
         struct coll_hash_shape sh = {(uint32_t)cbytes};
         int st;
@@ -148,10 +159,35 @@ static int chunked_create(struct coll_env *env, enum store_type type, uint64_t c
     }
 }
 
+/* coll_zset_verify of a loaded sorted set. The shard's env may have no codec yet (a load's
+ * shard gets the server's after it, cmd_after_load.c): then one made for the check decodes the
+ * compressed chunks. */
+static int zset_verify(struct coll_env *env, struct coll *c)
+{
+    struct codec_ctx *own = NULL;
+    int st;
+
+    if (coll_env_codec(env) == NULL) {
+        st = codec_ctx_create(&own, NULL);
+        if (st != TERSE_OK) {
+            return st;
+        }
+        coll_env_set_codec(env, own);
+    }
+    st = coll_zset_verify(env, c);
+    if (own != NULL) {
+        coll_env_set_codec(env, NULL);
+        codec_ctx_destroy(&own);
+    }
+    return st;
+}
+
 /* A CHUNKED record's body from *pos (after its key and expiry; docs/formats/snapshot.md):
  * checks every chunk (pass 1) and, with a shard, builds the container from its chunks' stored
  * bytes as held, nothing decoded (a chunk's checksum is checked when it is read), and stores it
- * at key. A hash's or set's chunk keys must be the increasing low bounds of ranges from 0. */
+ * at key. A hash's or set's chunk keys (and a sorted set's map's) must be the increasing low
+ * bounds of ranges from 0, a sorted set's order's keys must not decrease; a sorted set is
+ * verified whole once built (its order and its map must agree: O(n), decoding every chunk). */
 static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t end,
                         enum store_type type, const uint8_t *key, size_t klen, int64_t exp)
 {
@@ -159,17 +195,20 @@ static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t
     size_t p = *pos;
     struct coll_env *env = NULL;
     struct coll *c = NULL;
-    bool build, ranged = type != STORE_TYPE_LIST;
+    bool build, zset = type == STORE_TYPE_ZSET;
+    uint64_t n_order = 0; /* a sorted set's order chunks, before its map's */
     int st = TERSE_OK;
 
     if (get_varint(r->buf, &p, end, &cbytes) != 0 || cbytes == 0 ||
         cbytes > LOAD_CHUNK_BYTES_MAX || get_varint(r->buf, &p, end, &shape_a) != 0 ||
         get_varint(r->buf, &p, end, &shape_b) != 0 ||
         (type == STORE_TYPE_LIST && (shape_a > UINT32_MAX || shape_b > LOAD_KEEP_RAW_MAX)) ||
-        (ranged && shape_b != 0) || get_varint(r->buf, &p, end, &n_chunks) != 0 ||
-        n_chunks == 0 || n_chunks > end - p) {
+        ((type == STORE_TYPE_HASH || type == STORE_TYPE_SET) && shape_b != 0) ||
+        get_varint(r->buf, &p, end, &n_chunks) != 0 || n_chunks == 0 || n_chunks > end - p ||
+        (zset && (shape_b == 0 || shape_b >= n_chunks))) {
         return bad(r, TERSE_ECORRUPT, p, "bad chunked container header");
     }
+    n_order = zset ? n_chunks - shape_b : n_chunks;
     build = r->s != NULL && (exp == STORE_NO_EXPIRE || exp > r->now_ms);
     if (build) {
         env = store_coll_env(r->s);
@@ -181,10 +220,14 @@ static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t
     for (uint64_t i = 0; i < n_chunks; i++) {
         uint64_t count, k, aux, len;
         struct coll_key ck;
+        /* Which container the chunk goes to, and how its keys run: a list's are 0; a sorted
+         * set's order's do not decrease; a hash's, a set's and a map's are ranges from 0. */
+        bool map = zset && i >= n_order, ranged = type != STORE_TYPE_LIST && (!zset || map);
+        bool first = i == 0 || (map && i == n_order);
 
         if (get_varint(r->buf, &p, end, &count) != 0 || count == 0 || count > UINT32_MAX ||
             get_varint(r->buf, &p, end, &k) != 0 ||
-            (ranged && (i == 0 ? k != 0 : k <= last_k)) ||
+            (ranged && (first ? k != 0 : k <= last_k)) || (zset && !map && !first && k < last_k) ||
             get_varint(r->buf, &p, end, &aux) != 0 || aux != 0 ||
             get_varint(r->buf, &p, end, &len) != 0 || len > end - p ||
             !stored_ok(r->buf + p, len)) {
@@ -195,12 +238,16 @@ static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t
         last_k = k;
         ck.k = k;
         ck.aux = 0;
-        if (build && (st = coll_adopt_chunk(env, c, r->buf + p, len, (uint32_t)count, &ck)) !=
-                         TERSE_OK) {
+        if (build && (st = coll_adopt_chunk(env, map ? c->aux : c, r->buf + p, len,
+                                            (uint32_t)count, &ck)) != TERSE_OK) {
             st = bad(r, st, p, "cannot load a chunk: %s", terse_strerror(st));
             break;
         }
         p += len;
+    }
+    if (st == TERSE_OK && build && zset && (st = zset_verify(env, c)) != TERSE_OK) {
+        st = st == TERSE_ENOMEM ? bad(r, st, at, "cannot verify a sorted set: out of memory")
+                                : bad(r, st, at, "a sorted set whose chunks fail verification");
     }
     if (st == TERSE_OK && build) {
         st = store_set_coll(r->s, db, key, klen, c, exp, r->now_ms);

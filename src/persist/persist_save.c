@@ -199,14 +199,9 @@ static void save_entry(void *arg, const struct store_entry *e)
     }
     if (store_entry_enc(e) == STORE_ENC_INT) {
         kind = PERSIST_REC_INT;
-    } else if (store_entry_enc(e) == STORE_ENC_COLL && persist_save_coll_chunked(e)) {
+    } else if (store_entry_enc(e) == STORE_ENC_COLL) {
         persist_save_coll(w, e); /* a CHUNKED record: its chunks as held */
         return;
-    } else if (store_entry_enc(e) == STORE_ENC_COLL) {
-        if (persist_save_coll_whole(w, e, &val, &vlen) != TERSE_OK) {
-            return;
-        }
-        kind = PERSIST_REC_STR;
     } else {
         val = store_entry_val(e, &vlen);
         kind = PERSIST_REC_STR;

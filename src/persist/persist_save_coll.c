@@ -8,7 +8,8 @@
  *
  * shape_a and shape_b are a list's chunk_n and keep_raw, a hash's or set's seed and 0: its
  * chunks' keys are the low bounds of ranges of that seed's hash space (coll_hash.h), so the
- * load keeps the seed with them. A list's open ends are written as RAW chunks of their own (built in the writer's two form
+ * load keeps the seed with them. A sorted set's are its member map's seed and chunk count: its
+ * order's chunks come first (keys: their first scores' images), then the map's. A list's open ends are written as RAW chunks of their own (built in the writer's two form
  * buffers, each at most about one and a half chunks), first and last; the load makes every
  * one a chunk of the tree. A record of more than SAVE_SMALL_RECORD_MAX bytes is a DATA block
  * of its own, streamed piece by piece with its checksum computed as it goes: the extra memory
@@ -19,7 +20,6 @@
 #include <string.h>
 
 #include "codec/codec_value.h"
-#include "coll/coll_form.h"
 #include "coll/coll_list.h"
 #include "persist/persist_save_internal.h"
 #include "store/store.h"
@@ -163,6 +163,10 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
         shape_a = c->seed; /* the chunks' ranges are of this seed's hash space */
         shape_b = 0;
         st = TERSE_OK;
+    } else if (type == STORE_TYPE_ZSET) {
+        shape_a = c->aux->seed;
+        shape_b = c->aux->tree.n_chunks;
+        st = TERSE_OK;
     } else {
         persist_w_fail(w, TERSE_EINVAL, "a chunked container of a type snapshots cannot hold");
         return;
@@ -172,7 +176,7 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
                                                    : "out of memory");
         return;
     }
-    n_chunks = c->tree.n_chunks + (hn > 0) + (tn > 0);
+    n_chunks = c->tree.n_chunks + (hn > 0) + (tn > 0) + (c->aux != NULL ? c->aux->tree.n_chunks : 0);
     flags = (uint8_t)(PERSIST_REC_CHUNKED | ((unsigned)type << PERSIST_REC_TYPE_SHIFT) |
                       (exp != STORE_NO_EXPIRE ? PERSIST_REC_EXPIRE : 0u));
     payload = 1 + varint_len(klen) + klen + (exp != STORE_NO_EXPIRE ? 8 : 0) +
@@ -181,9 +185,11 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
     if (hn > 0) {
         payload += chunk_rec_len(hn, 0, hlen);
     }
-    for (it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
-        const struct coll_desc *d = coll_tree_desc(&it);
-        payload += chunk_rec_len(d->count, d->key.k, d->chunk->len);
+    for (const struct coll *t = c; t != NULL; t = t == c ? c->aux : NULL) {
+        for (it = coll_tree_begin(&t->tree); coll_it_valid(&it); coll_tree_next(&it)) {
+            const struct coll_desc *d = coll_tree_desc(&it);
+            payload += chunk_rec_len(d->count, d->key.k, d->chunk->len);
+        }
     }
     if (tn > 0) {
         payload += chunk_rec_len(tn, 0, tlen);
@@ -204,55 +210,15 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
     if (hn > 0) {
         put_chunk(&o, hn, 0, w->form, hlen);
     }
-    for (it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
-        const struct coll_desc *d = coll_tree_desc(&it);
-        put_chunk(&o, d->count, d->key.k, d->chunk->data, d->chunk->len);
+    for (const struct coll *t = c; t != NULL; t = t == c ? c->aux : NULL) {
+        for (it = coll_tree_begin(&t->tree); coll_it_valid(&it); coll_tree_next(&it)) {
+            const struct coll_desc *d = coll_tree_desc(&it);
+            put_chunk(&o, d->count, d->key.k, d->chunk->data, d->chunk->len);
+        }
     }
     if (tn > 0) {
         put_chunk(&o, tn, 0, w->form2, tlen);
     }
     rec_end(&o);
     w->n_keys++;
-}
-
-bool persist_save_coll_chunked(const struct store_entry *e)
-{
-    return store_entry_type(e) != STORE_TYPE_ZSET;
-}
-
-/* buf grown to at least n bytes (its old bytes not kept). TERSE_OK or TERSE_ENOMEM. */
-static int buf_reserve(struct writer *w, uint8_t **buf, size_t *cap, size_t n)
-{
-    if (n <= *cap) {
-        return TERSE_OK;
-    }
-    w_free(w->alloc, *buf);
-    *buf = w_alloc(w->alloc, n);
-    *cap = *buf != NULL ? n : 0;
-    return *buf != NULL ? TERSE_OK : TERSE_ENOMEM;
-}
-
-int persist_save_coll_whole(struct writer *w, const struct store_entry *e, const uint8_t **val,
-                            size_t *vlen)
-{
-    struct coll *c = store_entry_coll(e);
-    size_t need = coll_form_size(c), flen = 0;
-    int st = buf_reserve(w, &w->form, &w->form_cap, need + 1);
-
-    if (st == TERSE_OK) {
-        st = coll_to_form(store_coll_env(w->shard), c, w->form, w->form_cap, &flen);
-    }
-    if (st == TERSE_OK) {
-        st = buf_reserve(w, &w->form2, &w->form2_cap, codec_value_bound(flen));
-    }
-    if (st == TERSE_OK) {
-        st = codec_value_encode_raw(w->form, flen, w->form2, w->form2_cap, vlen);
-    }
-    if (st != TERSE_OK) {
-        persist_w_fail(w, st, st == TERSE_ECORRUPT ? "a chunked value failed its checksum"
-                                                   : "out of memory");
-        return st;
-    }
-    *val = w->form2;
-    return TERSE_OK;
 }

@@ -296,7 +296,7 @@ def test_corrupt_and_truncated_snapshots_refused(terse_binary, servers, pdir):
 
 def fill_big_containers(c, rnd, n):
     """A list, a hash, a set and a sorted set of n elements each: chunked containers (their
-    chunks, CHUNKED records, or a zset written whole) in every snapshot the kills cut into."""
+    chunks, CHUNKED records, a zset's with its member map) in every snapshot the kills cut into."""
     for i in range(0, n, 2000):
         r = range(i, min(n, i + 2000))
         c.rpush("big:list", *[b"job:%d:" % j + rnd.randbytes(40) for j in r])
