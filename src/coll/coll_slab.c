@@ -10,6 +10,24 @@
 
 #include "core/core_mem.h"
 
+/* Under AddressSanitizer a free slot's block is poisoned, so a use after its chunk was dropped
+ * is caught as it would be in a heap block (the free-list link is read unpoisoned). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SLAB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLAB_ASAN 1
+#endif
+#endif
+#ifdef SLAB_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 struct coll_slab {
     struct coll_slab *prev, *next;         /* its class's list of slabs with a free slot */
     struct coll_slab *all_prev, *all_next; /* the owner's list of every slab */
@@ -104,6 +122,7 @@ static struct coll_slab *slab_new(struct coll_slabs *s, uint32_t cls)
 
         memcpy(b - sizeof(sl), &sl, sizeof(sl));
         memcpy(b, &next, sizeof(next));
+        POISON(b, class_size(cls));
         next = b;
     }
     sl->free = next;
@@ -132,6 +151,7 @@ static void slab_free(struct coll_slabs *s, struct coll_slab *sl)
         sl->all_next->all_prev = sl->all_prev;
     }
     s->n_slabs--;
+    UNPOISON(sl, COLL_SLAB_BYTES);
     core_free(sl);
 }
 
@@ -145,6 +165,7 @@ void *coll_slab_take(struct coll_slabs *s, size_t need, size_t *usable)
         return NULL;
     }
     b = sl->free;
+    UNPOISON(b, class_size(cls));
     memcpy(&sl->free, b, sizeof(sl->free));
     if (++sl->used == sl->n) {
         part_del(s, sl);
@@ -158,6 +179,7 @@ void coll_slab_give(struct coll_slabs *s, void *block)
     struct coll_slab *sl = slab_of(block);
 
     memcpy(block, &sl->free, sizeof(sl->free));
+    POISON(block, class_size(sl->cls));
     sl->free = block;
     if (--sl->used == 0) {
         slab_free(s, sl);
