@@ -235,6 +235,12 @@ int coll_chunk_read(struct coll_env *env, struct coll_chunk *ch, const uint8_t *
 int coll_chunk_peek(struct coll_env *env, const struct coll_chunk *ch, const uint8_t **form,
                     size_t *len);
 
+/* For the compressor's merges (struct coll's merge_next) of forms that are a count varint and
+ * records (hashes, sets, sorted sets): true with *nb on the chunk after it and *mlen the bytes
+ * of the two merged, when that chunk is not hot and the merge fits in 3/4 of chunk_max. */
+bool coll_chunk_cold_next(const struct coll *c, const struct coll_it *it, struct coll_it *nb,
+                          size_t *mlen);
+
 /* A second buffer of the env, for building a chunk's new form (at least n bytes; valid until
  * the next call). NULL when it cannot grow. */
 uint8_t *coll_env_build_buf(struct coll_env *env, size_t n);

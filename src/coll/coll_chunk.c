@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "codec/codec_value.h"
+#include "codec/codec_varint.h"
 #include "core/core_mem.h"
 #include "terse/status.h"
 #include "coll/coll_env_internal.h"
@@ -319,4 +320,23 @@ int coll_chunk_peek(struct coll_env *env, const struct coll_chunk *ch, const uin
 uint8_t *coll_env_build_buf(struct coll_env *env, size_t n)
 {
     return grow(&env->build, &env->build_cap, n) == TERSE_OK ? env->build : NULL;
+}
+
+bool coll_chunk_cold_next(const struct coll *c, const struct coll_it *it, struct coll_it *nb,
+                          size_t *mlen)
+{
+    const struct coll_desc *d = coll_tree_desc(it), *nd;
+
+    *nb = *it;
+    coll_tree_next(nb);
+    if (!coll_it_valid(nb)) {
+        return false;
+    }
+    nd = coll_tree_desc(nb);
+    if (nd->chunk->flags & COLL_CHUNK_HOT) {
+        return false; /* written or read since the compressor last passed */
+    }
+    *mlen = codec_varint_len((uint64_t)d->count + nd->count) + d->raw_len + nd->raw_len -
+            codec_varint_len(d->count) - codec_varint_len(nd->count);
+    return *mlen <= (size_t)c->chunk_max * 3 / 4;
 }

@@ -476,25 +476,15 @@ int coll_hash_del(struct coll_env *env, struct coll *c, const uint8_t *field, si
 
 int coll_hash_merge_next(struct coll_env *env, struct coll *c, struct coll_it *it)
 {
-    struct coll_desc *d = coll_tree_desc(it), *nd;
-    struct coll_it nb = *it;
+    struct coll_desc *d = coll_tree_desc(it);
+    struct coll_it nb;
     struct store_hash_it fit;
     const uint8_t *form;
     size_t len, m;
     uint8_t *out;
     int st;
 
-    coll_tree_next(&nb);
-    if (!coll_it_valid(&nb)) {
-        return 0;
-    }
-    nd = coll_tree_desc(&nb);
-    if (nd->chunk->flags & COLL_CHUNK_HOT) {
-        return 0; /* written or read since the compressor last passed */
-    }
-    m = codec_varint_len((uint64_t)d->count + nd->count) + d->raw_len + nd->raw_len -
-        codec_varint_len(d->count) - codec_varint_len(nd->count);
-    if (m > (size_t)c->chunk_max * 3 / 4) {
+    if (!coll_chunk_cold_next(c, it, &nb, &m)) {
         return 0;
     }
     st = coll_hash_chunk_open(env, d, &form, &len, &fit);

@@ -472,22 +472,9 @@ void coll_zset_merge(struct coll_env *env, struct coll *c, uint64_t rank)
 
 int coll_zset_merge_next(struct coll_env *env, struct coll *c, struct coll_it *it)
 {
-    struct coll_it nb = *it;
-    const struct coll_desc *nd;
+    struct coll_it nb;
     size_t m;
 
-    coll_tree_next(&nb);
-    if (!coll_it_valid(&nb)) {
-        return 0;
-    }
-    nd = coll_tree_desc(&nb);
-    if (nd->chunk->flags & COLL_CHUNK_HOT) {
-        return 0; /* written or read since the compressor last passed */
-    }
-    m = merged_len(coll_tree_desc(it), nd);
-    if (m > (size_t)c->chunk_max * 3 / 4) {
-        return 0;
-    }
-    return merge_pair(env, c, it, &nb, m);
+    return coll_chunk_cold_next(c, it, &nb, &m) ? merge_pair(env, c, it, &nb, m) : 0;
 }
 
