@@ -463,14 +463,10 @@ static void merge_cold(struct coll_env *env, struct coll *c, struct coll_it *it)
 {
     uint64_t rank = coll_tree_rank_of(it), within;
 
-    for (;;) {
-        int rc = c->merge_next(env, c, it);
+    while (c->merge_next(env, c, it) == 1) {
         bool ok = coll_tree_seek_rank(&c->tree, rank, it, &within);
 
         (void)ok; /* the merged chunk starts at rank, as the first did */
-        if (rc != 1) {
-            break;
-        }
     }
     coll_tree_desc(it)->chunk->flags &= (uint8_t)~COLL_CHUNK_HOT; /* the merge's rewrite */
 }

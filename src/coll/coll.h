@@ -235,9 +235,13 @@ int coll_chunk_read(struct coll_env *env, struct coll_chunk *ch, const uint8_t *
 int coll_chunk_peek(struct coll_env *env, const struct coll_chunk *ch, const uint8_t **form,
                     size_t *len);
 
-/* For the compressor's merges (struct coll's merge_next) of forms that are a count varint and
- * records (hashes, sets, sorted sets): true with *nb on the chunk after it and *mlen the bytes
- * of the two merged, when that chunk is not hot and the merge fits in 3/4 of chunk_max. */
+/* Bytes of the form two chunks of a and b make merged, for forms that are a count varint and
+ * records (hashes, sets, sorted sets). */
+size_t coll_chunk_merged_len(const struct coll_desc *a, const struct coll_desc *b);
+
+/* For the compressor's merges (struct coll's merge_next) of such forms: true with *nb on the
+ * chunk after it and *mlen coll_chunk_merged_len of the two, when that chunk is not hot and
+ * the merge fits in 3/4 of chunk_max. */
 bool coll_chunk_cold_next(const struct coll *c, const struct coll_it *it, struct coll_it *nb,
                           size_t *mlen);
 

@@ -2,9 +2,9 @@
  * coll_chunk: a container's chunks (coll.h's chunk calls): a chunk is one allocation holding a
  * codec stored form, RAW when written (a copy and its XXH3-64), compressed by the background
  * pass (coll.c). Reads verify the checksum (a RAW chunk once per command turn: the env's
- * seen list); a RAW chunk is read in place, a compressed one decoded into the env's buffer. Blocks of dropped chunks are kept as spares
- * (struct coll_env) for the next chunk written, so a write that replaces a chunk calls the
- * allocator only when no spare has the size. A RAW chunk's block up to COLL_SLAB_MAX bytes
+ * seen list); a RAW chunk is read in place, a compressed one decoded into the env's buffer.
+ * Blocks of dropped chunks are kept as spares (struct coll_env) for the next chunk written, so
+ * a write that replaces a chunk calls the allocator only when no spare has the size. A RAW chunk's block up to COLL_SLAB_MAX bytes
  * comes from the env's slabs instead (coll_slab.h), which need no spares.
  */
 #include "coll/coll.h"
@@ -21,8 +21,7 @@
 
 void coll_env_turn_begin(struct coll_env *env)
 {
-    env->turn_depth++;
-    env->n_seen = 0;
+    env->turn_depth++; /* the list is empty, or an outer turn's: still verified this command */
 }
 
 void coll_env_turn_end(struct coll_env *env)
@@ -322,6 +321,12 @@ uint8_t *coll_env_build_buf(struct coll_env *env, size_t n)
     return grow(&env->build, &env->build_cap, n) == TERSE_OK ? env->build : NULL;
 }
 
+size_t coll_chunk_merged_len(const struct coll_desc *a, const struct coll_desc *b)
+{
+    return codec_varint_len((uint64_t)a->count + b->count) + a->raw_len + b->raw_len -
+           codec_varint_len(a->count) - codec_varint_len(b->count);
+}
+
 bool coll_chunk_cold_next(const struct coll *c, const struct coll_it *it, struct coll_it *nb,
                           size_t *mlen)
 {
@@ -336,7 +341,6 @@ bool coll_chunk_cold_next(const struct coll *c, const struct coll_it *it, struct
     if (nd->chunk->flags & COLL_CHUNK_HOT) {
         return false; /* written or read since the compressor last passed */
     }
-    *mlen = codec_varint_len((uint64_t)d->count + nd->count) + d->raw_len + nd->raw_len -
-            codec_varint_len(d->count) - codec_varint_len(nd->count);
+    *mlen = coll_chunk_merged_len(d, nd);
     return *mlen <= (size_t)c->chunk_max * 3 / 4;
 }

@@ -70,12 +70,6 @@ static inline uint8_t *coll_hash_rec_put(uint8_t *w, const uint8_t *f, size_t fl
     return w + vlen;
 }
 
-static inline bool coll_hash_field_eq(const struct store_hash_kv *kv, const uint8_t *f,
-                                      size_t flen)
-{
-    return kv->flen == flen && (flen == 0 || memcmp(kv->f, f, flen) == 0);
-}
-
 /* Counts a structural failure met in a verified chunk and returns TERSE_ECORRUPT. */
 int coll_hash_corrupt(struct coll_env *env);
 

@@ -426,13 +426,6 @@ static int merge_pair(struct coll_env *env, struct coll *c, struct coll_it *lo,
     return 1;
 }
 
-/* Bytes of the merge of the chunks of a and b. */
-static size_t merged_len(const struct coll_desc *a, const struct coll_desc *b)
-{
-    return codec_varint_len((uint64_t)a->count + b->count) + a->raw_len + b->raw_len -
-           codec_varint_len(a->count) - codec_varint_len(b->count);
-}
-
 /* The chunk holding rank, under coll_hot_bytes / 4, merged with the neighbour that makes the
  * smaller chunk within 3/4 of coll_hot_bytes. Best effort: any failure changes nothing. */
 void coll_zset_merge(struct coll_env *env, struct coll *c, uint64_t rank)
@@ -458,7 +451,7 @@ void coll_zset_merge(struct coll_env *env, struct coll *c, uint64_t rank)
         if (!coll_it_valid(&o)) {
             continue;
         }
-        m = merged_len(coll_tree_desc(&it), coll_tree_desc(&o));
+        m = coll_chunk_merged_len(coll_tree_desc(&it), coll_tree_desc(&o));
         if (m <= lim && m < best) {
             best = m;
             nb = o;

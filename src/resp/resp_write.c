@@ -337,9 +337,10 @@ size_t resp_fmt_g17(char buf[RESP_G17_MAX], double d)
 {
     int n;
 
-    /* An integer under 2^53 in magnitude: "%.17g" spells it as its digits (no exponent below
-     * 1e17), so they are written directly; -0 and every other value go through snprintf. */
-    if (d == d && d > -9007199254740992.0 && d < 9007199254740992.0 && d == (double)(long long)d &&
+    /* An integer under 2^53 in magnitude (never NaN: the comparisons fail): "%.17g" spells it
+     * as its digits (no exponent below 1e17), so they are written directly; -0 and every other
+     * value go through snprintf. */
+    if (d > -9007199254740992.0 && d < 9007199254740992.0 && d == (double)(long long)d &&
         !(d == 0 && signbit(d))) {
         long long v = (long long)d;
         unsigned long long m = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;

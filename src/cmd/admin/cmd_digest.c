@@ -11,6 +11,7 @@
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
 #include "codec/codec_sha1.h"
+#include "resp/resp_write.h"
 #include "store/form/store_hash.h"
 #include "store/form/store_list.h"
 #include "store/form/store_zset.h"
@@ -85,7 +86,7 @@ static int fields_part(const uint8_t *form, size_t len, enum digest_val val,
     }
     while ((rc = store_hash_next(&it, &kv)) == 1) {
         uint8_t pair[CMD_DIGEST_LEN] = {0};
-        char buf[CMD_SCORE_STR_MAX];
+        char buf[RESP_G17_MAX];
 
         if (val == DIGEST_VAL_NONE) {
             digest_xor(d, kv.f, kv.flen);
@@ -95,7 +96,7 @@ static int fields_part(const uint8_t *form, size_t len, enum digest_val val,
             if (kv.vlen != STORE_ZSET_SCORE_LEN) {
                 return TERSE_ECORRUPT;
             }
-            kv.vlen = cmd_format_score(buf, store_zset_score(kv.v));
+            kv.vlen = resp_fmt_g17(buf, store_zset_score(kv.v));
             kv.v = (const uint8_t *)buf;
         }
         digest_mix(pair, kv.f, kv.flen);

@@ -208,11 +208,11 @@ void cmd_elems_all(struct cmd_call *c, enum store_type type, enum cmd_elems_all_
 void cmd_elems_write_scan_value(struct cmd_call *c, const struct store_hash_kv *kv,
                                 enum cmd_elems_val vals)
 {
-    char buf[CMD_SCORE_STR_MAX];
+    char buf[RESP_G17_MAX];
 
     if (vals == CMD_ELEMS_VAL_SCORE) {
         double d = kv->vlen == STORE_ZSET_SCORE_LEN ? store_zset_score(kv->v) : 0;
-        resp_write_bulk(c->out, buf, cmd_format_score(buf, d));
+        resp_write_bulk(c->out, buf, resp_fmt_g17(buf, d));
     } else {
         resp_write_bulk(c->out, kv->v, kv->vlen);
     }

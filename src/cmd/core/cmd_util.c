@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "resp/resp_write.h"
 #include "terse/status.h"
 
 /* ---- numbers ----------------------------------------------------------------------------- */
@@ -118,19 +117,6 @@ int cmd_parse_double(const uint8_t *p, size_t len, double *out)
     }
     *out = v;
     return 1;
-}
-
-size_t cmd_format_score(char *buf, double d)
-{
-    char g[RESP_G17_MAX];
-    size_t n = resp_fmt_g17(g, d);
-
-    if (n == 0 || n >= CMD_SCORE_STR_MAX) {
-        return 0;
-    }
-    memcpy(buf, g, n);
-    buf[n] = '\0';
-    return n;
 }
 
 size_t cmd_format_ld(char *buf, size_t cap, long double v)

@@ -39,10 +39,6 @@ int cmd_parse_ld(const uint8_t *p, size_t len, long double *out);
  * left over, not NaN, no overflow nor underflow to zero; "inf" and "-inf" are accepted).
  * Slices of CMD_LD_STR_MAX bytes or more are refused. 1 or 0. */
 int cmd_parse_double(const uint8_t *p, size_t len, double *out);
-/* Formats a zset score as Redis's "%.17g" (inf, -inf, -0 as such). Returns the length; buf
- * needs CMD_SCORE_STR_MAX bytes. */
-#define CMD_SCORE_STR_MAX 32
-size_t cmd_format_score(char *buf, double d);
 /* Formats v as Redis does for INCRBYFLOAT results (%.17Lg, humanfriendly). Returns length;
  * buf needs CMD_LD_STR_MAX bytes. */
 #define CMD_LD_STR_MAX 5120
