@@ -40,11 +40,11 @@ void cmd_run(struct cmd_call *c, const struct cmd_def *d)
     c->feed = 0;
     c->feed_changes = c->srv->feed.changes;
     c->unchanged = 0;
-    struct coll_env *env = store_coll_env(c->srv->shard);
-
-    coll_env_turn_begin(env);
+    coll_env_turn_begin(store_coll_env(c->srv->shard));
     d->proc(c);
-    coll_env_turn_end(env);
+    /* Looked up again: a command may replace the shard and its env while it runs (DEBUG RELOAD
+     * does); ending a turn the new env never began is harmless (its depth stays 0). */
+    coll_env_turn_end(store_coll_env(c->srv->shard));
     if ((d->flags & CMD_WRITE) && !c->unchanged) {
         c->srv->dirty += write_n_keys(d, c->argc);
     }
