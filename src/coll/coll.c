@@ -174,6 +174,8 @@ static int free_some(struct coll_env *env, struct coll *c, size_t budget, size_t
     }
     open_free(c, &c->head);
     open_free(c, &c->tail);
+    coll_chunk_drop(env, c, c->meta);
+    c->meta = NULL;
     return 1;
 }
 
@@ -330,6 +332,17 @@ int coll_copy(struct coll_env *env, const struct coll *c, struct coll **out)
         open_copy(d, &d->tail, &c->tail) != TERSE_OK) {
         goto fail;
     }
+    if (c->meta != NULL) {
+        d->meta = core_alloc(sizeof(*c->meta) + c->meta->len);
+        if (d->meta == NULL) {
+            goto fail;
+        }
+        memcpy(d->meta, c->meta, sizeof(*c->meta) + c->meta->len);
+        d->meta->cap = c->meta->len;
+        d->meta->flags &= (uint8_t)~COLL_CHUNK_SLAB;
+        d->raw += d->meta->raw;
+        d->bytes += core_mem_usable(d->meta);
+    }
     for (it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
         const struct coll_desc *sd = coll_tree_desc(&it);
         struct coll_desc nd = *sd;
@@ -369,6 +382,9 @@ void coll_corrupt(struct coll *c)
 
     if (c->aux != NULL) {
         coll_corrupt(c->aux);
+    }
+    if (c->meta != NULL) {
+        codec_value_corrupt(c->meta->data, c->meta->len);
     }
 
     for (it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {

@@ -88,6 +88,10 @@ struct coll {
                                            of the same env, coll_zset.h), owned by c and freed,
                                            released, copied, measured and corrupted with it;
                                            NULL for every other type */
+    struct coll_chunk *meta;            /* streams: the chunk of the stream's IDs, counters and
+                                           groups (coll_stream.h), outside the tree, never
+                                           pending; freed, copied and corrupted with c; NULL
+                                           for every other type */
 };
 
 /* ---- the environment -------------------------------------------------------------------- */

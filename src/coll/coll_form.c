@@ -7,6 +7,7 @@
 
 #include "coll/coll_hash.h"
 #include "coll/coll_list.h"
+#include "coll/coll_stream.h"
 #include "coll/coll_zset.h"
 #include "codec/codec_varint.h"
 #include "terse/status.h"
@@ -22,7 +23,7 @@ size_t coll_form_size(const struct coll *c)
     case COLL_ZSET:
         return coll_zset_form_size(c);
     case COLL_STREAM:
-        break;
+        return coll_stream_form_size(c);
     }
     return 0;
 }
@@ -38,7 +39,7 @@ int coll_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size_t cap,
     case COLL_ZSET:
         return coll_zset_to_form(env, c, out, cap, len);
     case COLL_STREAM:
-        break;
+        return coll_stream_to_form(env, c, out, cap, len);
     }
     return TERSE_EINVAL;
 }

@@ -27,6 +27,7 @@
 #include "codec/codec_value.h"
 #include "coll/coll_hash.h"
 #include "coll/coll_list.h"
+#include "coll/coll_stream.h"
 #include "coll/coll_zset.h"
 #include "persist/persist_internal.h"
 #include "terse/status.h"
@@ -121,7 +122,7 @@ static bool chunked_type(unsigned flags)
     unsigned t = (flags & PERSIST_REC_TYPE_MASK) >> PERSIST_REC_TYPE_SHIFT;
 
     return t == STORE_TYPE_LIST || t == STORE_TYPE_HASH || t == STORE_TYPE_SET ||
-           t == STORE_TYPE_ZSET;
+           t == STORE_TYPE_ZSET || t == STORE_TYPE_STREAM;
 }
 
 /* A new empty container of type for a CHUNKED record's header (cbytes, shape_a, shape_b as
@@ -137,6 +138,9 @@ static int chunked_create(struct coll_env *env, enum store_type type, uint64_t c
             return TERSE_ECORRUPT;
         }
         return coll_list_create(env, &sh, out);
+    } else if (type == STORE_TYPE_STREAM) {
+        return shape_a == 0 && shape_b == 1 ? coll_stream_create(env, (uint32_t)cbytes, out)
+                                            : TERSE_ECORRUPT;
     } else if (type == STORE_TYPE_ZSET) {
         struct coll_zset_shape sh = {(uint32_t)cbytes};
         int st = coll_zset_create(env, &sh, out);
@@ -159,9 +163,9 @@ static int chunked_create(struct coll_env *env, enum store_type type, uint64_t c
     }
 }
 
-/* coll_zset_verify of a loaded sorted set. The shard's env may have no codec yet (a load's
- * shard gets the server's after it, cmd_after_load.c): then one made for the check decodes the
- * compressed chunks. */
+/* coll_zset_verify (or coll_stream_verify) of a loaded sorted set (or stream). The shard's env
+ * may have no codec yet (a load's shard gets the server's after it, cmd_after_load.c): then
+ * one made for the check decodes the compressed chunks. */
 static int zset_verify(struct coll_env *env, struct coll *c)
 {
     struct codec_ctx *own = NULL;
@@ -174,7 +178,7 @@ static int zset_verify(struct coll_env *env, struct coll *c)
         }
         coll_env_set_codec(env, own);
     }
-    st = coll_zset_verify(env, c);
+    st = c->type == COLL_STREAM ? coll_stream_verify(env, c) : coll_zset_verify(env, c);
     if (own != NULL) {
         coll_env_set_codec(env, NULL);
         codec_ctx_destroy(&own);
@@ -195,7 +199,7 @@ static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t
     size_t p = *pos;
     struct coll_env *env = NULL;
     struct coll *c = NULL;
-    bool build, zset = type == STORE_TYPE_ZSET;
+    bool build, zset = type == STORE_TYPE_ZSET, stream = type == STORE_TYPE_STREAM;
     uint64_t n_order = 0; /* a sorted set's order chunks, before its map's */
     int st = TERSE_OK;
 
@@ -222,13 +226,15 @@ static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t
         struct coll_key ck;
         /* Which container the chunk goes to, and how its keys run: a list's are 0; a sorted
          * set's order's do not decrease; a hash's, a set's and a map's are ranges from 0. */
-        bool map = zset && i >= n_order, ranged = type != STORE_TYPE_LIST && (!zset || map);
+        bool map = zset && i >= n_order;
+        bool ranged = type != STORE_TYPE_LIST && !stream && (!zset || map);
         bool first = i == 0 || (map && i == n_order);
 
         if (get_varint(r->buf, &p, end, &count) != 0 || count == 0 || count > UINT32_MAX ||
             get_varint(r->buf, &p, end, &k) != 0 ||
             (ranged && (first ? k != 0 : k <= last_k)) || (zset && !map && !first && k < last_k) ||
-            get_varint(r->buf, &p, end, &aux) != 0 || aux != 0 ||
+            get_varint(r->buf, &p, end, &aux) != 0 || (aux != 0 && !stream) ||
+            (stream && i == 0 && (count != 1 || k != 0 || aux != 0)) ||
             get_varint(r->buf, &p, end, &len) != 0 || len > end - p ||
             !stored_ok(r->buf + p, len)) {
             st = bad(r, TERSE_ECORRUPT, p, "bad chunk %llu of a chunked container",
@@ -237,17 +243,21 @@ static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t
         }
         last_k = k;
         ck.k = k;
-        ck.aux = 0;
-        if (build && (st = coll_adopt_chunk(env, map ? c->aux : c, r->buf + p, len,
-                                            (uint32_t)count, &ck)) != TERSE_OK) {
+        ck.aux = aux;
+        if (build && stream && i == 0) {
+            st = coll_stream_adopt_meta(env, c, r->buf + p, len);
+        } else if (build) {
+            st = coll_adopt_chunk(env, map ? c->aux : c, r->buf + p, len, (uint32_t)count, &ck);
+        }
+        if (build && st != TERSE_OK) {
             st = bad(r, st, p, "cannot load a chunk: %s", terse_strerror(st));
             break;
         }
         p += len;
     }
-    if (st == TERSE_OK && build && zset && (st = zset_verify(env, c)) != TERSE_OK) {
-        st = st == TERSE_ENOMEM ? bad(r, st, at, "cannot verify a sorted set: out of memory")
-                                : bad(r, st, at, "a sorted set whose chunks fail verification");
+    if (st == TERSE_OK && build && (zset || stream) && (st = zset_verify(env, c)) != TERSE_OK) {
+        st = st == TERSE_ENOMEM ? bad(r, st, at, "cannot verify a container: out of memory")
+                                : bad(r, st, at, "a container whose chunks fail verification");
     }
     if (st == TERSE_OK && build) {
         st = store_set_coll(r->s, db, key, klen, c, exp, r->now_ms);

@@ -102,7 +102,7 @@ int rdb_stream_build(struct rdb_r *r, struct store_stream *s)
             struct store_stream_entry e = {.id = x->id, .n_pairs = x->n, .pairs = base + x->off,
                                            .pairs_len = x->len};
             size_t node_max = new_node && s->n_nodes > 0 ? s->nodes[s->n_nodes - 1].slots : 0;
-            if (store_stream_append(s, &e, node_max) != TERSE_OK) {
+            if (store_stream_append(s, &e, node_max, UINT64_MAX) != TERSE_OK) {
                 return rdb_r_fail(r, TERSE_ENOMEM, "out of memory");
             }
             new_node = false;

@@ -9,7 +9,9 @@
  * shape_a and shape_b are a list's chunk_n and keep_raw, a hash's or set's seed and 0: its
  * chunks' keys are the low bounds of ranges of that seed's hash space (coll_hash.h), so the
  * load keeps the seed with them. A sorted set's are its member map's seed and chunk count: its
- * order's chunks come first (keys: their first scores' images), then the map's. A list's open ends are written as RAW chunks of their own (built in the writer's two form
+ * order's chunks come first (keys: their first scores' images), then the map's. A stream's
+ * are 0 and 1: its meta chunk comes first (count 1, key 0), then its nodes, each keyed by its
+ * first entry's ID, ms as the key and seq as the aux varint (0 for every other type). A list's open ends are written as RAW chunks of their own (built in the writer's two form
  * buffers, each at most about one and a half chunks), first and last; the load makes every
  * one a chunk of the tree. A record of more than SAVE_SMALL_RECORD_MAX bytes is a DATA block
  * of its own, streamed piece by piece with its checksum computed as it goes: the extra memory
@@ -122,19 +124,25 @@ static int end_stored(struct writer *w, struct coll *c, bool left, uint8_t **buf
 }
 
 /* The bytes one chunk takes in the record. */
-static uint64_t chunk_rec_len(uint64_t count, uint64_t key, size_t len)
+static uint64_t chunk_rec_len(uint64_t count, uint64_t key, uint64_t aux, size_t len)
 {
-    return varint_len(count) + varint_len(key) + varint_len(0) + varint_len(len) + len;
+    return varint_len(count) + varint_len(key) + varint_len(aux) + varint_len(len) + len;
 }
 
-static void put_chunk(struct rec_out *o, uint64_t count, uint64_t key, const uint8_t *p,
-                      size_t len)
+static void put_chunk(struct rec_out *o, uint64_t count, uint64_t key, uint64_t aux,
+                      const uint8_t *p, size_t len)
 {
     rec_varint(o, count);
     rec_varint(o, key);
-    rec_varint(o, 0); /* aux: no bytes for a list */
+    rec_varint(o, aux); /* a stream node's first seq; 0 for the others */
     rec_varint(o, len);
     rec_put(o, p, len);
+}
+
+/* The aux varint of a chunk of c: a stream node's first seq (its key's second word). */
+static uint64_t chunk_aux(const struct coll *c, const struct coll_desc *d)
+{
+    return c->type == COLL_STREAM ? d->key.aux : 0;
 }
 
 void persist_save_coll(struct writer *w, const struct store_entry *e)
@@ -167,6 +175,10 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
         shape_a = c->aux->seed;
         shape_b = c->aux->tree.n_chunks;
         st = TERSE_OK;
+    } else if (type == STORE_TYPE_STREAM && c->meta != NULL) {
+        shape_a = 0;
+        shape_b = 1; /* the meta chunk */
+        st = TERSE_OK;
     } else {
         persist_w_fail(w, TERSE_EINVAL, "a chunked container of a type snapshots cannot hold");
         return;
@@ -176,23 +188,27 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
                                                    : "out of memory");
         return;
     }
-    n_chunks = c->tree.n_chunks + (hn > 0) + (tn > 0) + (c->aux != NULL ? c->aux->tree.n_chunks : 0);
+    n_chunks = c->tree.n_chunks + (hn > 0) + (tn > 0) + (c->aux != NULL ? c->aux->tree.n_chunks : 0) +
+               (c->meta != NULL);
     flags = (uint8_t)(PERSIST_REC_CHUNKED | ((unsigned)type << PERSIST_REC_TYPE_SHIFT) |
                       (exp != STORE_NO_EXPIRE ? PERSIST_REC_EXPIRE : 0u));
     payload = 1 + varint_len(klen) + klen + (exp != STORE_NO_EXPIRE ? 8 : 0) +
               varint_len(c->chunk_max) + varint_len(shape_a) + varint_len(shape_b) +
               varint_len(n_chunks);
     if (hn > 0) {
-        payload += chunk_rec_len(hn, 0, hlen);
+        payload += chunk_rec_len(hn, 0, 0, hlen);
+    }
+    if (c->meta != NULL) {
+        payload += chunk_rec_len(1, 0, 0, c->meta->len);
     }
     for (const struct coll *t = c; t != NULL; t = t == c ? c->aux : NULL) {
         for (it = coll_tree_begin(&t->tree); coll_it_valid(&it); coll_tree_next(&it)) {
             const struct coll_desc *d = coll_tree_desc(&it);
-            payload += chunk_rec_len(d->count, d->key.k, d->chunk->len);
+            payload += chunk_rec_len(d->count, d->key.k, chunk_aux(c, d), d->chunk->len);
         }
     }
     if (tn > 0) {
-        payload += chunk_rec_len(tn, 0, tlen);
+        payload += chunk_rec_len(tn, 0, 0, tlen);
     }
     rec_begin(&o, w, payload);
     rec_put(&o, &flags, 1);
@@ -208,16 +224,19 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
     rec_varint(&o, shape_b);
     rec_varint(&o, n_chunks);
     if (hn > 0) {
-        put_chunk(&o, hn, 0, w->form, hlen);
+        put_chunk(&o, hn, 0, 0, w->form, hlen);
+    }
+    if (c->meta != NULL) {
+        put_chunk(&o, 1, 0, 0, c->meta->data, c->meta->len);
     }
     for (const struct coll *t = c; t != NULL; t = t == c ? c->aux : NULL) {
         for (it = coll_tree_begin(&t->tree); coll_it_valid(&it); coll_tree_next(&it)) {
             const struct coll_desc *d = coll_tree_desc(&it);
-            put_chunk(&o, d->count, d->key.k, d->chunk->data, d->chunk->len);
+            put_chunk(&o, d->count, d->key.k, chunk_aux(c, d), d->chunk->data, d->chunk->len);
         }
     }
     if (tn > 0) {
-        put_chunk(&o, tn, 0, w->form2, tlen);
+        put_chunk(&o, tn, 0, 0, w->form2, tlen);
     }
     rec_end(&o);
     w->n_keys++;

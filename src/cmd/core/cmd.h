@@ -377,6 +377,7 @@ struct cmd_settings {
     long long zset_max_listpack_entries; /* zset-max-listpack-entries: OBJECT ENCODING */
     long long zset_max_listpack_value;   /* zset-max-listpack-value: OBJECT ENCODING */
     long long stream_node_max_entries;   /* stream-node-max-entries: approximate trimming */
+    long long stream_node_max_bytes;     /* stream-node-max-bytes: where a node ends */
     int notify;                /* notify-keyspace-events: CMD_NOTIFY_* bits */
     /* Writes refused (Redis 7.0's processCommand): misconf (enum cmd_misconf) is set by
      * server/ while writes cannot be made durable: -MISCONF to writes, PING and may-write
@@ -527,6 +528,10 @@ struct cmd_server {
      * an HSET, the field offsets HRANDFIELD picks from). Same owner and lifetime. */
     uint8_t *scratch3;
     size_t scratch3_cap;
+    /* A chunked stream's state while a stream command runs on it (cmd_stream_big.c): made on
+     * first use from alloc, kept for the next (its entry array too), freed by
+     * cmd_server_deinit. */
+    struct cmd_stream_big *stream_big;
     /* Every WATCHed key of every client (cmd_watch.c), and every key a blocked client waits
      * on (cmd_block.c). While either holds a key, the shard reports changes (cmd_change.c). */
     struct cmd_keyreg watch;

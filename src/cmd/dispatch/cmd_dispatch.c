@@ -39,6 +39,7 @@
 #include "cmd/mech/cmd_run.h"
 #include "cmd/admin/cmd_server.h"
 #include "cmd/set/cmd_set.h"
+#include "cmd/stream/cmd_stream.h"
 #include "cmd/keyspace/cmd_sort.h"
 #include "cmd/string/cmd_string.h"
 #include "cmd/zset/cmd_zset.h"
@@ -80,6 +81,7 @@ int cmd_server_init(struct cmd_server *srv)
     srv->scratch2_cap = 0;
     srv->scratch3 = NULL;
     srv->scratch3_cap = 0;
+    srv->stream_big = NULL;
     memset(&srv->watch, 0, sizeof(srv->watch));
     memset(&srv->block, 0, sizeof(srv->block));
     srv->cur_call = NULL;
@@ -109,6 +111,7 @@ void cmd_server_deinit(struct cmd_server *srv)
     srv->alloc.free(srv->alloc.opaque, srv->scratch3);
     srv->scratch = srv->scratch2 = srv->scratch3 = NULL;
     srv->scratch_cap = srv->scratch2_cap = srv->scratch3_cap = 0;
+    cmd_stream_big_free(srv);
     cmd_keyreg_free(srv, &srv->watch);
     cmd_keyreg_free(srv, &srv->block);
     cmd_keyreg_free(srv, &srv->pubsub_chan);

@@ -4,10 +4,11 @@
  * cmd_stream_table.c. See cmd_stream.h
  * for how a stream is held and what a command costs.
  *
- * Buffers: the decoded form lives in scratch for the call; the model's arrays come from the
- * server's allocator and are freed before the handler returns; cmd_stream_store_or_withdraw
- * encodes the model into scratch2 (store_stream_encode) and hands it to cmd_value_store_form,
- * which encodes it into scratch: the model must not be used after a store but to deinit it.
+ * Buffers: the decoded form (or a chunked stream's meta) lives in scratch for the call; the
+ * model's arrays come from the server's allocator and are freed before the handler returns;
+ * cmd_stream_store_or_withdraw (cmd_stream_big.c) encodes the model into scratch2 and hands
+ * it on, which encodes it into scratch: the model must not be used after a store but to
+ * deinit it.
  */
 #include "cmd/stream/cmd_stream.h"
 
@@ -27,13 +28,6 @@
 
 const struct store_stream_id cmd_stream_id_max = {UINT64_MAX, UINT64_MAX};
 
-struct store_stream_id cmd_stream_first_id(const struct store_stream *s)
-{
-    struct store_stream_id zero = {0, 0};
-
-    return s->n_ents > 0 ? s->ents[0].id : zero;
-}
-
 int cmd_stream_load(struct cmd_call *c, const struct resp_slice *key, int for_write,
                     struct store_stream *s, bool *found)
 {
@@ -50,32 +44,19 @@ int cmd_stream_load(struct cmd_call *c, const struct resp_slice *key, int for_wr
     if (e == NULL) {
         return 0;
     }
+    if (form == NULL) {
+        if (cmd_stream_load_big(c, key, e, s) != 0) {
+            return -1;
+        }
+        *found = true;
+        return 0;
+    }
     st = store_stream_decode(s, &c->srv->alloc, form, len);
     if (st != TERSE_OK) {
         cmd_value_reply_bad(c, key, st);
         return -1;
     }
     *found = true;
-    return 0;
-}
-
-int cmd_stream_store_or_withdraw(struct cmd_call *c, const struct resp_slice *key,
-                                 const struct store_stream *s, size_t mark)
-{
-    size_t need = store_stream_size(s), len = 0;
-    int st = cmd_scratch2_reserve(c->srv, need);
-
-    if (st == TERSE_OK) {
-        st = store_stream_encode(s, c->srv->scratch2, need, &len);
-    }
-    if (st == TERSE_OK) {
-        st = cmd_value_store_form(c, c->cl->db, key, STORE_TYPE_STREAM, len, 0);
-    }
-    if (st != TERSE_OK) {
-        c->out->len = mark;
-        cmd_value_reply_bad(c, key, st);
-        return -1;
-    }
     return 0;
 }
 
@@ -234,9 +215,9 @@ void cmd_stream_write_entry(struct cmd_call *c, const struct store_stream_entry 
 
 size_t cmd_stream_find(const struct store_stream *s, const struct store_stream_id *id)
 {
-    size_t i = store_stream_seek(s, id);
+    size_t i = cmd_stream_seek(s, id), n = cmd_stream_len(s);
 
-    return i < s->n_ents && store_stream_id_cmp(&s->ents[i].id, id) == 0 ? i : s->n_ents;
+    return i < n && store_stream_id_cmp(&cmd_stream_at(s, i)->id, id) == 0 ? i : n;
 }
 
 /* ---- group counters ------------------------------------------------------------------------- */
@@ -250,7 +231,7 @@ bool cmd_stream_has_tombstones(const struct store_stream *s, const struct store_
 {
     struct store_stream_id first = cmd_stream_first_id(s), zero = {0, 0};
 
-    if (s->n_ents == 0 || id_is_zero(&s->max_deleted) ||
+    if (cmd_stream_len(s) == 0 || id_is_zero(&s->max_deleted) ||
         store_stream_id_cmp(&first, &s->max_deleted) > 0) {
         return false;
     }
@@ -266,7 +247,7 @@ int64_t cmd_stream_estimate_read(const struct store_stream *s, const struct stor
         return 0;
     }
     cmp_last = store_stream_id_cmp(id, &s->last_id);
-    if (s->n_ents == 0 && cmp_last <= 0) {
+    if (cmd_stream_len(s) == 0 && cmp_last <= 0) {
         return (int64_t)s->entries_added;
     }
     if (cmp_last == 0) {
@@ -278,10 +259,10 @@ int64_t cmd_stream_estimate_read(const struct store_stream *s, const struct stor
     if (id_is_zero(&s->max_deleted) || store_stream_id_cmp(&s->max_deleted, &first) < 0) {
         int cmp_first = store_stream_id_cmp(id, &first);
         if (cmp_first < 0) {
-            return (int64_t)(s->entries_added - s->n_ents);
+            return (int64_t)(s->entries_added - cmd_stream_len(s));
         }
         if (cmp_first == 0) {
-            return (int64_t)(s->entries_added - s->n_ents + 1);
+            return (int64_t)(s->entries_added - cmd_stream_len(s) + 1);
         }
     }
     return -1;

@@ -1,18 +1,22 @@
 /*
- * cmd_stream: the stream family (XADD ... XINFO), over the model of store_stream.h, held as
- * one codec value per key. cmd_stream.c has the shared steps (load, store, IDs, entry
- * replies, the group counters), XLEN and the table; cmd_stream_add.c the writes of entries
- * (XADD, XTRIM, XDEL, XSETID); cmd_stream_range.c the reads (XRANGE, XREVRANGE, XREAD,
- * XREADGROUP); cmd_stream_group.c XGROUP, XACK and XPENDING; cmd_stream_claim.c XCLAIM and
- * XAUTOCLAIM; cmd_stream_info.c XINFO.
+ * cmd_stream: the stream family (XADD ... XINFO), over the model of store_stream.h.
+ * cmd_stream.c has the shared steps (load, IDs, entry replies, the group counters), XLEN and
+ * the table; cmd_stream_big.c a stream's entries whichever way they are held, and the store;
+ * cmd_stream_add.c the writes of entries (XADD, XTRIM, XDEL, XSETID); cmd_stream_range.c the
+ * reads (XRANGE, XREVRANGE, XREAD, XREADGROUP); cmd_stream_group.c XGROUP, XACK and XPENDING;
+ * cmd_stream_claim.c XCLAIM and XAUTOCLAIM; cmd_stream_info.c XINFO.
  *
- * A command decodes the stream whole into a model (arrays from the server's allocator, the
- * bytes borrowed from the decoded form in scratch and from the request), edits it, writes its
- * reply, and encodes the model into scratch2 to store it (cmd_stream_store), so each command
- * costs time and one set of allocations in proportion to the stream's size. A store that
- * fails (-OOM, too large) withdraws the reply written so far. XREAD and XREADGROUP with
- * BLOCK wait through cmd_block.c when there is nothing to serve. Everything runs on the worker
- * thread that owns the shard.
+ * A stream of one node is one value: a command decodes it whole into a model (arrays from the
+ * server's allocator, the bytes borrowed from the decoded form in scratch and from the
+ * request), edits it, writes its reply and encodes the model into scratch2 to store it. A
+ * stream of more nodes is chunked (coll/coll_stream.h, one chunk per node): the model holds
+ * its IDs, counters and groups only, and the entries are reached by rank through
+ * cmd_stream_len, cmd_stream_at, cmd_stream_seek and edited by cmd_stream_append and
+ * cmd_stream_remove, each costing the nodes it touches. Handlers use those calls for either
+ * form, and cmd_stream_failed before replying a read. A store that fails (-OOM, too large)
+ * withdraws the reply written so far. XREAD and XREADGROUP with BLOCK wait through
+ * cmd_block.c when there is nothing to serve. Everything runs on the worker thread that owns
+ * the shard.
  */
 #ifndef TERSE_CMD_STREAM_H
 #define TERSE_CMD_STREAM_H
@@ -22,6 +26,7 @@
 #include <stdint.h>
 
 #include "cmd/core/cmd.h"
+#include "coll/coll_tree.h"
 #include "store/form/store_stream.h"
 
 #define CMD_STREAM_ERR_BAD_ID "ERR Invalid stream ID specified as stream command argument"
@@ -30,6 +35,41 @@
  * recorded first ID. */
 extern const struct store_stream_id cmd_stream_id_max;
 struct store_stream_id cmd_stream_first_id(const struct store_stream *s);
+
+/* ---- the entries, one value or chunked (cmd_stream_big.c) ----------------------------------- */
+
+/* Entries in the stream. */
+size_t cmd_stream_len(const struct store_stream *s);
+/* The entry of rank k (< len): borrowed until the next call on s. When its chunk fails to read,
+ * an empty stand-in, and cmd_stream_failed answers the error. */
+const struct store_stream_entry *cmd_stream_at(const struct store_stream *s, size_t k);
+/* The rank of the first entry whose ID is >= id (len when none). */
+size_t cmd_stream_seek(const struct store_stream *s, const struct store_stream_id *id);
+/* After a read: -1 when a chunk failed on the way (the reply since mark replaced by the
+ * error for key), else 0. */
+int cmd_stream_failed(struct cmd_call *c, const struct resp_slice *key,
+                      const struct store_stream *s, size_t mark);
+/* The status such a read met: TERSE_OK when none. */
+int cmd_stream_failed_status(const struct store_stream *s);
+/* Appends e (its ID above the last) by Redis's node rule; removes n entries from rank at.
+ * TERSE_OK or a status (ENOMEM; CORRUPT for a chunk that fails). */
+int cmd_stream_append(struct cmd_call *c, struct store_stream *s,
+                      const struct store_stream_entry *e);
+int cmd_stream_remove(struct store_stream *s, size_t at, size_t n);
+/* Nodes (Redis's listpacks), and a walk of their live counts from the head. */
+size_t cmd_stream_n_nodes(const struct store_stream *s);
+struct cmd_stream_nodes {
+    size_t k;
+    struct coll_it it;
+};
+void cmd_stream_nodes_begin(const struct store_stream *s, struct cmd_stream_nodes *it);
+bool cmd_stream_nodes_next(const struct store_stream *s, struct cmd_stream_nodes *it,
+                           size_t *live);
+/* cmd_stream_load's step for a chunked stream at entry e: 0, or -1 when it replied. */
+int cmd_stream_load_big(struct cmd_call *c, const struct resp_slice *key,
+                        const struct store_entry *e, struct store_stream *s);
+/* Frees the server's chunked-stream state (cmd_server_deinit). */
+void cmd_stream_big_free(struct cmd_server *srv);
 
 /*
  * The stream at key for a read (for_write 0: counts a hit or miss, records the access) or a
@@ -104,6 +144,8 @@ long cmd_stream_consumer_touch(struct cmd_call *c, const struct resp_slice *key,
 /* The entries XADD puts in one node (store_stream.h), as Redis fills a listpack node: the
  * setting stream-node-max-entries (0, no limit: SIZE_MAX). */
 size_t cmd_stream_node_entries(const struct cmd_call *c);
+/* stream-node-max-bytes (0: Redis's bound, store_stream_node_full). */
+uint64_t cmd_stream_node_bytes(const struct cmd_call *c);
 
 /* An argument as a C string for an error text: its bytes up to the first NUL, as Redis's
  * %s of an sds; *len gets the length printed. */

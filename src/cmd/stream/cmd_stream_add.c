@@ -4,11 +4,11 @@
  * streamAppendItem, streamTrim).
  *
  * Approximate trimming (MAXLEN ~, MINID ~) removes whole nodes only, as Redis does, over the
- * nodes store_stream.h keeps in Redis's image: filled to stream-node-max-entries
- * (cmd_stream_node_entries), deleted entries still filling theirs. That equals Redis's result
- * while each node's entries stay under stream-node-max-bytes, which terse does not count: on
- * larger entries terse may keep a few more or fewer entries than Redis, which the command's
- * contract ("at least this many") allows.
+ * nodes store_stream.h keeps in Redis's image: closed at stream-node-max-entries or
+ * stream-node-max-bytes as Redis closes its listpacks (store_stream_node_full), deleted
+ * entries still filling theirs. The sizes are exact but after a node's first entry was
+ * deleted (terse then measures against the next one): there terse may keep a few more or
+ * fewer entries than Redis, which the command's contract ("at least this many") allows.
  */
 #include <stdio.h>
 #include <string.h>
@@ -153,41 +153,49 @@ static long parse_add_trim(struct cmd_call *c, struct trim_args *a, bool xadd)
     return (long)i;
 }
 
-/* Redis's streamTrim over the stream's nodes (see the file's comment): the number of entries
- * removed from the head. An exact trim removes whole nodes and then entries of the next, which
- * comes to the first n - maxlen entries, or those below the minimum ID. */
-static size_t stream_trim(struct store_stream *s, const struct trim_args *a)
+/* Redis's streamTrim over the stream's nodes (see the file's comment): *deleted gets the
+ * number of entries removed from the head. An exact trim removes whole nodes and then entries
+ * of the next, which comes to the first n - maxlen entries, or those below the minimum ID.
+ * TERSE_OK or a status (a chunk that failed, out of memory). */
+static int stream_trim(struct store_stream *s, const struct trim_args *a, size_t *deleted)
 {
-    size_t deleted = 0, n = s->n_ents;
+    size_t n = cmd_stream_len(s), live;
+    struct cmd_stream_nodes it;
 
+    *deleted = 0;
     if (a->strategy == TRIM_NONE) {
-        return 0;
+        return TERSE_OK;
     }
     if (!a->approx) {
         if (a->strategy == TRIM_MAXLEN) {
-            deleted = n > (size_t)a->maxlen ? n - (size_t)a->maxlen : 0;
+            *deleted = n > (size_t)a->maxlen ? n - (size_t)a->maxlen : 0;
         } else {
-            deleted = store_stream_seek(s, &a->minid);
+            *deleted = cmd_stream_seek(s, &a->minid);
         }
     } else {
-        for (size_t k = 0; k < s->n_nodes; k++) {
-            size_t node = s->nodes[k].live, left = n - deleted;
+        cmd_stream_nodes_begin(s, &it);
+        while (cmd_stream_nodes_next(s, &it, &live)) {
+            size_t left = n - *deleted;
             if (a->strategy == TRIM_MAXLEN && left <= (size_t)a->maxlen) {
                 break;
             }
-            if (a->limit != 0 && (long long)(deleted + node) > a->limit) {
+            if (a->limit != 0 && (long long)(*deleted + live) > a->limit) {
                 break;
             }
             if (a->strategy == TRIM_MAXLEN
-                    ? left - node < (size_t)a->maxlen
-                    : store_stream_id_cmp(&s->ents[deleted + node - 1].id, &a->minid) >= 0) {
+                    ? left - live < (size_t)a->maxlen
+                    : store_stream_id_cmp(&cmd_stream_at(s, *deleted + live - 1)->id,
+                                          &a->minid) >= 0) {
                 break;
             }
-            deleted += node;
+            *deleted += live;
         }
     }
-    store_stream_remove(s, 0, deleted);
-    return deleted;
+    if (cmd_stream_failed_status(s) != TERSE_OK) {
+        *deleted = 0;
+        return cmd_stream_failed_status(s);
+    }
+    return cmd_stream_remove(s, 0, *deleted);
 }
 
 /* The ID XADD gives its entry (Redis's streamAppendItem): 0, or -1 when it is not above the
@@ -266,11 +274,11 @@ static void feed_add_trim(struct cmd_call *c, const struct trim_args *a,
     if (a->approx) {
         v[a->trim_argi - 1] = cmd_feed_str("=");
         if (a->strategy == TRIM_MAXLEN) {
-            v[a->trim_argi] = cmd_feed_ll(trim, (long long)s->n_ents);
+            v[a->trim_argi] = cmd_feed_ll(trim, (long long)cmd_stream_len(s));
         } else {
             struct store_stream_id first = {UINT64_MAX, UINT64_MAX};
-            if (s->n_ents > 0) {
-                first = s->ents[0].id;
+            if (cmd_stream_len(s) > 0) {
+                first = cmd_stream_at(s, 0)->id;
             }
             v[a->trim_argi].p = (const uint8_t *)trim;
             v[a->trim_argi].len = (size_t)snprintf(trim, sizeof(trim), "%llu-%llu",
@@ -296,6 +304,7 @@ void cmd_stream_xadd(struct cmd_call *c)
     long idpos = parse_add_trim(c, &a, true);
     size_t mark = c->out->len, trimmed;
     bool found;
+    int st;
 
     if (idpos < 0) {
         return;
@@ -325,14 +334,22 @@ void cmd_stream_xadd(struct cmd_call *c)
                          "stream top item");
         goto done;
     }
-    if (build_pairs(c, (size_t)idpos + 1, &e) != TERSE_OK ||
-        store_stream_append(&s, &e, cmd_stream_node_entries(c)) != TERSE_OK) {
+    if (build_pairs(c, (size_t)idpos + 1, &e) != TERSE_OK) {
         cmd_reply_status(c, TERSE_ENOMEM);
+        goto done;
+    }
+    if ((st = cmd_stream_append(c, &s, &e)) != TERSE_OK) {
+        cmd_value_reply_bad(c, &c->argv[1], st);
         goto done;
     }
     s.last_id = e.id;
     s.entries_added++;
-    trimmed = stream_trim(&s, &a);
+    if ((st = stream_trim(&s, &a, &trimmed)) != TERSE_OK) {
+        (void)cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark); /* the entry is in */
+        c->out->len = mark;
+        cmd_value_reply_bad(c, &c->argv[1], st);
+        goto done;
+    }
     cmd_stream_write_id(c, &e.id);
     if (cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0) {
         cmd_changed(c, CMD_NOTIFY_STREAM, "xadd", &c->argv[1]);
@@ -352,6 +369,7 @@ void cmd_stream_xtrim(struct cmd_call *c)
     struct store_stream s;
     size_t deleted, mark = c->out->len;
     bool found;
+    int st;
 
     if (parse_add_trim(c, &a, false) < 0) {
         return;
@@ -359,7 +377,15 @@ void cmd_stream_xtrim(struct cmd_call *c)
     if (cmd_stream_load(c, &c->argv[1], 1, &s, &found) != 0) {
         goto done;
     }
-    deleted = found ? stream_trim(&s, &a) : 0;
+    deleted = 0;
+    if (found && (st = stream_trim(&s, &a, &deleted)) != TERSE_OK) {
+        if (deleted > 0) {
+            (void)cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark);
+        }
+        c->out->len = mark;
+        cmd_value_reply_bad(c, &c->argv[1], st);
+        goto done;
+    }
     resp_write_int(c->out, (long long)deleted);
     if (deleted > 0 && cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0) {
         cmd_changed(c, CMD_NOTIFY_STREAM, "xtrim", &c->argv[1]);
@@ -376,6 +402,7 @@ void cmd_stream_xdel(struct cmd_call *c)
     struct store_stream_id id;
     size_t deleted = 0, mark = c->out->len;
     bool found;
+    int st;
 
     if (cmd_stream_load(c, &c->argv[1], 1, &s, &found) != 0) {
         goto done;
@@ -393,10 +420,15 @@ void cmd_stream_xdel(struct cmd_call *c)
         size_t at;
         (void)cmd_stream_parse_id(&c->argv[i], 0, true, NULL, &id);
         at = cmd_stream_find(&s, &id);
-        if (at == s.n_ents) {
+        if ((st = cmd_stream_failed_status(&s)) != TERSE_OK) {
+            goto failed; /* what went before stays gone */
+        }
+        if (at == cmd_stream_len(&s)) {
             continue;
         }
-        store_stream_remove(&s, at, 1);
+        if ((st = cmd_stream_remove(&s, at, 1)) != TERSE_OK) {
+            goto failed;
+        }
         if (store_stream_id_cmp(&id, &s.max_deleted) > 0) {
             s.max_deleted = id;
         }
@@ -406,6 +438,15 @@ void cmd_stream_xdel(struct cmd_call *c)
     if (deleted > 0 && cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0) {
         cmd_changed(c, CMD_NOTIFY_STREAM, "xdel", &c->argv[1]);
     }
+    goto done;
+failed:
+    /* A chunked stream's entries went in place before the failure: its meta follows them,
+     * and the reply is the error. */
+    if (deleted > 0 && cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0) {
+        cmd_changed(c, CMD_NOTIFY_STREAM, "xdel", &c->argv[1]);
+    }
+    c->out->len = mark;
+    cmd_value_reply_bad(c, &c->argv[1], st);
 done:
     store_stream_deinit(&s);
 }
@@ -453,13 +494,17 @@ void cmd_stream_xsetid(struct cmd_call *c)
         cmd_reply_err(c, CMD_ERR_NO_KEY);
         goto done;
     }
-    if (s.n_ents > 0) {
-        if (store_stream_id_cmp(&id, &s.ents[s.n_ents - 1].id) < 0) {
+    if (cmd_stream_len(&s) > 0) {
+        const struct store_stream_entry *top = cmd_stream_at(&s, cmd_stream_len(&s) - 1);
+        if (cmd_stream_failed(c, &c->argv[1], &s, mark) != 0) {
+            goto done;
+        }
+        if (store_stream_id_cmp(&id, &top->id) < 0) {
             cmd_reply_err(c, "ERR The ID specified in XSETID is smaller than the target stream "
                              "top item");
             goto done;
         }
-        if (added != -1 && s.n_ents > (uint64_t)added) {
+        if (added != -1 && cmd_stream_len(&s) > (uint64_t)added) {
             cmd_reply_err(c, "ERR The entries_added specified in XSETID is smaller than the "
                              "target stream length");
             goto done;

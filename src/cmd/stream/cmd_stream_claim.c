@@ -118,9 +118,9 @@ static int claim_one(struct cmd_call *c, struct store_stream *s, struct store_st
 static void claim_write(struct cmd_call *c, const struct store_stream *s, size_t at, bool justid)
 {
     if (justid) {
-        cmd_stream_write_id(c, &s->ents[at].id);
+        cmd_stream_write_id(c, &cmd_stream_at(s, at)->id);
     } else {
-        cmd_stream_write_entry(c, &s->ents[at]);
+        cmd_stream_write_entry(c, cmd_stream_at(s, at));
     }
 }
 
@@ -161,7 +161,7 @@ void cmd_stream_xclaim(struct cmd_call *c)
         (void)cmd_stream_parse_id(&c->argv[i], 0, true, NULL, &id);
         k = store_stream_pel_find(g, &id, &there);
         at = cmd_stream_find(&s, &id);
-        if (at == s.n_ents) {
+        if (at == cmd_stream_len(&s)) {
             if (there) {
                 cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &g->pel[k]);
                 moved = false; /* the XCLAIM carries LASTID */
@@ -200,6 +200,10 @@ void cmd_stream_xclaim(struct cmd_call *c)
     resp_write_deferred_end(c->out, hdr, '*', n);
     if (moved) {
         cmd_stream_feed_setid(c, &c->argv[1], &c->argv[2], g);
+    }
+    if (cmd_stream_failed(c, &c->argv[1], &s, mark) != 0) {
+        kept = false;
+        goto done;
     }
     kept = !changed || cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0;
 done:
@@ -264,7 +268,7 @@ void cmd_stream_xautoclaim(struct cmd_call *c)
     for (k = store_stream_pel_find(g, &start, &there);
          attempts-- > 0 && count > 0 && k < g->n_pel;) {
         size_t at = cmd_stream_find(&s, &g->pel[k].id);
-        if (at == s.n_ents) {
+        if (at == cmd_stream_len(&s)) {
             gone[n_gone++] = g->pel[k].id;
             cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &g->pel[k]);
             store_stream_pel_remove(g, k);
@@ -296,7 +300,9 @@ void cmd_stream_xautoclaim(struct cmd_call *c)
     for (size_t i = 0; i < n_gone; i++) {
         cmd_stream_write_id(c, &gone[i]);
     }
-    if (n == 0 && n_gone == 0) {
+    if (cmd_stream_failed(c, &c->argv[1], &s, mark) != 0) {
+        kept = false;
+    } else if (n == 0 && n_gone == 0) {
         kept = true;
     } else {
         kept = cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark) == 0;

@@ -42,10 +42,10 @@ static void kv_read(struct cmd_call *c, const struct store_stream_group *g)
 /* The seven fields XINFO STREAM starts with, full or not. */
 static void stream_head(struct cmd_call *c, const struct store_stream *s)
 {
-    size_t keys = s->n_nodes;
+    size_t keys = cmd_stream_n_nodes(s);
     struct store_stream_id first = cmd_stream_first_id(s);
 
-    kv_int(c, "length", (long long)s->n_ents);
+    kv_int(c, "length", (long long)cmd_stream_len(s));
     kv_int(c, "radix-tree-keys", (long long)keys);
     kv_int(c, "radix-tree-nodes", (long long)(keys == 0 ? 1 : keys + 1));
     kv_id(c, "last-generated-id", &s->last_id);
@@ -131,26 +131,27 @@ static void info_stream(struct cmd_call *c, const struct store_stream *s)
         stream_head(c, s);
         kv_int(c, "groups", (long long)s->n_groups);
         resp_write_cstr(c->out, "first-entry");
-        if (s->n_ents == 0) {
+        if (cmd_stream_len(s) == 0) {
             resp_write_null(c->out);
         } else {
-            cmd_stream_write_entry(c, &s->ents[0]);
+            cmd_stream_write_entry(c, cmd_stream_at(s, 0));
         }
         resp_write_cstr(c->out, "last-entry");
-        if (s->n_ents == 0) {
+        if (cmd_stream_len(s) == 0) {
             resp_write_null(c->out);
         } else {
-            cmd_stream_write_entry(c, &s->ents[s->n_ents - 1]);
+            cmd_stream_write_entry(c, cmd_stream_at(s, cmd_stream_len(s) - 1));
         }
         return;
     }
     resp_write_map(c->out, 9);
     stream_head(c, s);
     resp_write_cstr(c->out, "entries");
-    n = count == 0 || (unsigned long long)count > s->n_ents ? s->n_ents : (size_t)count;
+    n = cmd_stream_len(s);
+    n = count == 0 || (unsigned long long)count > n ? n : (size_t)count;
     resp_write_array(c->out, n);
     for (size_t k = 0; k < n; k++) {
-        cmd_stream_write_entry(c, &s->ents[k]);
+        cmd_stream_write_entry(c, cmd_stream_at(s, k));
     }
     resp_write_cstr(c->out, "groups");
     resp_write_array(c->out, s->n_groups);
@@ -246,7 +247,9 @@ void cmd_stream_xinfo(struct cmd_call *c)
     } else if (cmd_arg_is(c, 1, "groups") && c->argc == 3) {
         info_groups(c, &s);
     } else if (cmd_arg_is(c, 1, "stream")) {
+        size_t mark = c->out->len;
         info_stream(c, &s);
+        (void)cmd_stream_failed(c, &c->argv[2], &s, mark);
     } else {
         cmd_stream_reply_subcmd_syntax(c);
     }

@@ -26,9 +26,9 @@
 static void range_of(const struct store_stream *s, const struct store_stream_id *start,
                      const struct store_stream_id *end, size_t *lo, size_t *hi)
 {
-    *lo = store_stream_seek(s, start);
-    *hi = store_stream_seek(s, end);
-    if (*hi < s->n_ents && store_stream_id_cmp(&s->ents[*hi].id, end) == 0) {
+    *lo = cmd_stream_seek(s, start);
+    *hi = cmd_stream_seek(s, end);
+    if (*hi < cmd_stream_len(s) && store_stream_id_cmp(&cmd_stream_at(s, *hi)->id, end) == 0) {
         (*hi)++;
     }
     if (*hi < *lo) {
@@ -41,7 +41,7 @@ static void xrange_generic(struct cmd_call *c, bool rev)
     struct store_stream_id start, end;
     struct store_stream s;
     long long count = -1;
-    size_t lo, hi, n;
+    size_t lo, hi, n, mark = c->out->len;
     bool found;
 
     if (cmd_stream_bound_or_reply(c, rev ? 3 : 2, true, &start) != 0 ||
@@ -80,8 +80,9 @@ static void xrange_generic(struct cmd_call *c, bool rev)
     }
     resp_write_array(c->out, n);
     for (size_t k = 0; k < n; k++) {
-        cmd_stream_write_entry(c, &s.ents[rev ? hi - 1 - k : lo + k]);
+        cmd_stream_write_entry(c, cmd_stream_at(&s, rev ? hi - 1 - k : lo + k));
     }
+    (void)cmd_stream_failed(c, &c->argv[1], &s, mark);
 done:
     store_stream_deinit(&s);
 }
@@ -266,7 +267,8 @@ static int deliver_new(struct cmd_call *c, struct store_stream *s, struct store_
 {
     resp_write_array(c->out, n);
     for (size_t k = lo; k < lo + n; k++) {
-        const struct store_stream_id *id = &s->ents[k].id;
+        /* A copy: the counters below may read another node, which the entry's view is in. */
+        const struct store_stream_id idv = cmd_stream_at(s, k)->id, *id = &idv;
         if (store_stream_id_cmp(id, &g->last_id) > 0) {
             if (g->entries_read != -1 && !cmd_stream_has_tombstones(s, id)) {
                 g->entries_read++;
@@ -275,7 +277,7 @@ static int deliver_new(struct cmd_call *c, struct store_stream *s, struct store_
             }
             g->last_id = *id;
         }
-        cmd_stream_write_entry(c, &s->ents[k]);
+        cmd_stream_write_entry(c, cmd_stream_at(s, k));
         if (!noack) {
             bool there;
             size_t at = store_stream_pel_find(g, id, &there);
@@ -305,7 +307,7 @@ static void feed_read(struct cmd_call *c, const struct resp_slice *key,
     }
     for (size_t k = lo; k < lo + n && !a->noack; k++) {
         bool there;
-        size_t at = store_stream_pel_find(g, &s->ents[k].id, &there);
+        size_t at = store_stream_pel_find(g, &cmd_stream_at(s, k)->id, &there);
         if (there) {
             cmd_stream_feed_claim(c, key, group, g, &g->pel[at]);
         }
@@ -337,13 +339,13 @@ static void deliver_history(struct cmd_call *c, struct store_stream *s,
         }
         n--;
         at = cmd_stream_find(s, &p->id);
-        if (at == s->n_ents) {
+        if (at == cmd_stream_len(s)) {
             resp_write_array(c->out, 2);
             cmd_stream_write_id(c, &p->id);
             resp_write_null_array(c->out);
             continue;
         }
-        cmd_stream_write_entry(c, &s->ents[at]);
+        cmd_stream_write_entry(c, cmd_stream_at(s, at));
         p->delivery_ms = c->now_ms;
         p->delivery_count++;
     }
@@ -376,13 +378,18 @@ static int xread_serve(struct cmd_call *c, const struct xread_args *a, size_t k,
         g = cmd_stream_group(c, &s, a->group_arg);
         if (store_stream_id_cmp(&gt, &cmd_stream_id_max) != 0) {
             history = true;
-        } else if (s.n_ents > 0 && store_stream_id_cmp(&s.ents[s.n_ents - 1].id,
-                                                       &g->last_id) > 0) {
+        } else if (cmd_stream_len(&s) > 0 &&
+                   store_stream_id_cmp(&s.last_id, &g->last_id) > 0 &&
+                   store_stream_id_cmp(&cmd_stream_at(&s, cmd_stream_len(&s) - 1)->id,
+                                       &g->last_id) > 0) {
             gt = g->last_id;
         } else {
+            rc = cmd_stream_failed(c, key, &s, mark);
             goto done;
         }
-    } else if (s.n_ents == 0 || store_stream_id_cmp(&s.ents[s.n_ents - 1].id, &gt) <= 0) {
+    } else if (cmd_stream_len(&s) == 0 || store_stream_id_cmp(&s.last_id, &gt) <= 0 ||
+               store_stream_id_cmp(&cmd_stream_at(&s, cmd_stream_len(&s) - 1)->id, &gt) <= 0) {
+        rc = cmd_stream_failed(c, key, &s, mark);
         goto done;
     }
     (void)cmd_stream_id_incr(&gt); /* serve from the next ID on */
@@ -403,21 +410,24 @@ static int xread_serve(struct cmd_call *c, const struct xread_args *a, size_t k,
     if (history) {
         deliver_history(c, &s, g, (size_t)ci, &gt, a->count);
     } else {
-        lo = store_stream_seek(&s, &gt);
-        n = s.n_ents - lo;
+        lo = cmd_stream_seek(&s, &gt);
+        n = cmd_stream_len(&s) - lo;
         if (a->count > 0 && (unsigned long long)a->count < n) {
             n = (size_t)a->count;
         }
         if (g == NULL) {
             resp_write_array(c->out, n);
             for (size_t j = lo; j < lo + n; j++) {
-                cmd_stream_write_entry(c, &s.ents[j]);
+                cmd_stream_write_entry(c, cmd_stream_at(&s, j));
             }
         } else if (deliver_new(c, &s, g, (size_t)ci, lo, n, a->noack) != 0) {
             c->out->len = mark;
             cmd_reply_status(c, TERSE_ENOMEM);
             rc = -1;
         }
+    }
+    if (rc == 1 && cmd_stream_failed(c, key, &s, mark) != 0) {
+        rc = -1;
     }
     if (rc == 1 && g != NULL) {
         /* Fed before the store: the model's names point into the decoded form, which the

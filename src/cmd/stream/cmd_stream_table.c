@@ -17,7 +17,7 @@ void cmd_stream_xlen(struct cmd_call *c)
     bool found;
 
     if (cmd_stream_load(c, &c->argv[1], 0, &s, &found) == 0) {
-        resp_write_int(c->out, (long long)s.n_ents);
+        resp_write_int(c->out, (long long)cmd_stream_len(&s));
     }
     store_stream_deinit(&s);
 }

@@ -135,6 +135,7 @@ void srv_settings_sync(struct srv *s)
     st->zset_max_listpack_entries = s->cfg.zset_max_listpack_entries;
     st->zset_max_listpack_value = (long long)s->cfg.zset_max_listpack_value;
     st->stream_node_max_entries = s->cfg.stream_node_max_entries;
+    st->stream_node_max_bytes = (long long)s->cfg.stream_node_max_bytes;
     st->maxmemory = s->cfg.maxmemory;
     st->maxmemory_eviction_tenacity = (int)s->cfg.maxmemory_eviction_tenacity;
     st->evict_enabled = p != CORE_POLICY_NOEVICTION;

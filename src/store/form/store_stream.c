@@ -23,7 +23,7 @@
 #define MIN_GROUP 6    /* name length, ms, seq, entries_read, two counts */
 #define MIN_CONSUMER 2 /* name length, seen */
 #define MIN_PENDING 5  /* ms, seq, consumer, delivery, count */
-#define MIN_NODE 2     /* live, slots */
+#define MIN_NODE 2     /* live, slots (and lp from version 2) */
 
 static void *libc_alloc(void *opaque, size_t n)
 {
@@ -35,28 +35,6 @@ static void libc_free(void *opaque, void *p)
 {
     (void)opaque;
     free(p);
-}
-
-int store_stream_id_cmp(const struct store_stream_id *a, const struct store_stream_id *b)
-{
-    if (a->ms != b->ms) {
-        return a->ms < b->ms ? -1 : 1;
-    }
-    if (a->seq != b->seq) {
-        return a->seq < b->seq ? -1 : 1;
-    }
-    return 0;
-}
-
-int store_stream_name_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
-{
-    size_t n = alen < blen ? alen : blen;
-    int c = n != 0 ? memcmp(a, b, n) : 0;
-
-    if (c != 0) {
-        return c < 0 ? -1 : 1;
-    }
-    return (alen > blen) - (alen < blen);
 }
 
 void store_stream_init(struct store_stream *s, const terse_allocator *alloc)
@@ -197,6 +175,17 @@ static int rd_entry(struct rd *r, struct store_stream_entry *e)
     return TERSE_OK;
 }
 
+int store_stream_entry_read(const uint8_t **p, const uint8_t *end, struct store_stream_entry *e)
+{
+    struct rd r = {*p, end};
+    int st = rd_entry(&r, e);
+
+    if (st == TERSE_OK) {
+        *p = r.p;
+    }
+    return st;
+}
+
 static int rd_group(struct store_stream *s, struct rd *r, struct store_stream_group *g)
 {
     uint64_t er, u;
@@ -247,7 +236,7 @@ static int rd_group(struct store_stream *s, struct rd *r, struct store_stream_gr
 }
 
 /* The nodes: each of one entry at least, slots >= live, the live counts summing to n_ents. */
-static int rd_nodes(struct store_stream *s, struct rd *r)
+static int rd_nodes(struct store_stream *s, struct rd *r, int version)
 {
     size_t n, total = 0;
 
@@ -258,14 +247,22 @@ static int rd_nodes(struct store_stream *s, struct rd *r)
         return TERSE_ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
-        uint64_t live, slots;
+        uint64_t live, slots, lp = 0;
         if (rd_u64(r, &live) != TERSE_OK || rd_u64(r, &slots) != TERSE_OK || live == 0 ||
-            slots < live || live > s->n_ents - total) {
+            slots < live || live > s->n_ents - total ||
+            (version > 1 && rd_u64(r, &lp) != TERSE_OK)) {
             return TERSE_ECORRUPT;
+        }
+        if (version == 1) {
+            /* No size kept: counted from the node's live entries. */
+            for (size_t k = total; k < total + (size_t)live; k++) {
+                lp += store_stream_lp_add(k == total ? NULL : &s->ents[total], &s->ents[k]);
+            }
         }
         total += (size_t)live;
         s->nodes[i].live = (size_t)live;
         s->nodes[i].slots = (size_t)slots;
+        s->nodes[i].lp = lp;
         s->n_nodes = i + 1;
     }
     return total == s->n_ents ? TERSE_OK : TERSE_ECORRUPT;
@@ -274,11 +271,12 @@ static int rd_nodes(struct store_stream *s, struct rd *r)
 static int decode_body(struct store_stream *s, struct rd *r)
 {
     size_t n;
-    int st;
+    int st, version;
 
-    if (r->p == r->end || *r->p++ != STORE_STREAM_VERSION) {
+    if (r->p == r->end || (*r->p != 1 && *r->p != STORE_STREAM_VERSION)) {
         return TERSE_ECORRUPT;
     }
+    version = *r->p++;
     if (rd_id(r, &s->last_id) != TERSE_OK || rd_u64(r, &s->entries_added) != TERSE_OK ||
         rd_id(r, &s->max_deleted) != TERSE_OK || rd_count(r, MIN_ENTRY, &n) != TERSE_OK) {
         return TERSE_ECORRUPT;
@@ -296,7 +294,7 @@ static int decode_body(struct store_stream *s, struct rd *r)
     if (n > 0 && store_stream_id_cmp(&s->ents[n - 1].id, &s->last_id) > 0) {
         return TERSE_ECORRUPT;
     }
-    st = rd_nodes(s, r);
+    st = rd_nodes(s, r, version);
     if (st != TERSE_OK) {
         return st;
     }
@@ -357,12 +355,12 @@ size_t store_stream_size(const struct store_stream *s)
                codec_varint_len(s->n_groups);
 
     for (size_t i = 0; i < s->n_ents; i++) {
-        const struct store_stream_entry *e = &s->ents[i];
-        n += id_size(&e->id) + codec_varint_len(e->n_pairs) + e->pairs_len;
+        n += store_stream_entry_size(&s->ents[i]);
     }
     n += codec_varint_len(s->n_nodes);
     for (size_t i = 0; i < s->n_nodes; i++) {
-        n += codec_varint_len(s->nodes[i].live) + codec_varint_len(s->nodes[i].slots);
+        n += codec_varint_len(s->nodes[i].live) + codec_varint_len(s->nodes[i].slots) +
+             codec_varint_len(s->nodes[i].lp);
     }
     for (size_t i = 0; i < s->n_groups; i++) {
         const struct store_stream_group *g = &s->groups[i];
@@ -434,18 +432,13 @@ int store_stream_encode(const struct store_stream *s, uint8_t *out, size_t cap,
     p = put_id(p, &s->max_deleted);
     p += codec_varint_put(p, s->n_ents);
     for (size_t i = 0; i < s->n_ents; i++) {
-        const struct store_stream_entry *e = &s->ents[i];
-        p = put_id(p, &e->id);
-        p += codec_varint_put(p, e->n_pairs);
-        if (e->pairs_len != 0) {
-            memcpy(p, e->pairs, e->pairs_len);
-        }
-        p += e->pairs_len;
+        p = store_stream_entry_put(p, &s->ents[i]);
     }
     p += codec_varint_put(p, s->n_nodes);
     for (size_t i = 0; i < s->n_nodes; i++) {
         p += codec_varint_put(p, s->nodes[i].live);
         p += codec_varint_put(p, s->nodes[i].slots);
+        p += codec_varint_put(p, s->nodes[i].lp);
     }
     p += codec_varint_put(p, s->n_groups);
     for (size_t i = 0; i < s->n_groups; i++) {
@@ -523,7 +516,7 @@ size_t store_stream_seek(const struct store_stream *s, const struct store_stream
 }
 
 int store_stream_append(struct store_stream *s, const struct store_stream_entry *e,
-                        size_t node_max)
+                        size_t max_entries, uint64_t max_bytes)
 {
     struct store_stream_node *last = s->n_nodes > 0 ? &s->nodes[s->n_nodes - 1] : NULL;
 
@@ -531,8 +524,7 @@ int store_stream_append(struct store_stream *s, const struct store_stream_entry 
         TERSE_OK) {
         return TERSE_ENOMEM;
     }
-    /* a node whose slots count is at its type's end is full too, whatever node_max */
-    if (last == NULL || (node_max != 0 && last->slots >= node_max) || last->slots == SIZE_MAX) {
+    if (store_stream_node_full(last, e, max_entries, max_bytes)) {
         if (arr_grow(s, (void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof(*s->nodes)) !=
             TERSE_OK) {
             return TERSE_ENOMEM;
@@ -540,6 +532,9 @@ int store_stream_append(struct store_stream *s, const struct store_stream_entry 
         last = &s->nodes[s->n_nodes++];
         last->live = 0;
         last->slots = 0;
+        last->lp = store_stream_lp_add(NULL, e);
+    } else {
+        last->lp += store_stream_lp_add(&s->ents[s->n_ents - last->live], e);
     }
     last->live++;
     last->slots++;

@@ -12,19 +12,21 @@
  *   group   = name | last_delivered id | entries_read+1 varint (0: unknown, Redis's -1)
  *             n_consumers varint | consumer * n             names strictly increasing
  *             n_pending varint | pending * n                IDs strictly increasing
- *   node    = live varint (>= 1) | slots varint (>= live)
+ *   node    = live varint (>= 1) | slots varint (>= live) | lp varint
  *   name    = len varint | bytes
  *   consumer= name | seen_ms varint (int64 as its two's complement)
  *   pending = id | consumer index varint (< n_consumers) | delivery_ms varint (int64 as above)
  *             | delivery_count varint
  *
- * Nodes stand for Redis's listpack nodes, which terse does not keep but whose boundaries
- * Redis's approximate trimming (MAXLEN ~, MINID ~: whole nodes only) and XINFO's
- * radix-tree-keys show: a node holds the next `live` entries; `slots` counts them with those
- * deleted from it (XDEL, an exact trim inside it), which still fill it in Redis. An append
- * goes to the last node while its slots are below stream-node-max-entries, else starts one; a
- * node whose last entry goes is gone. (Redis also closes a node at stream-node-max-bytes: not
- * counted here.)
+ * Nodes stand for Redis's listpack nodes, whose boundaries Redis's approximate trimming
+ * (MAXLEN ~, MINID ~: whole nodes only) and XINFO's radix-tree-keys show: a node holds the
+ * next `live` entries; `slots` counts them with those deleted from it (XDEL, an exact trim
+ * inside it), which still fill it in Redis; `lp` is the size Redis's listpack of the node
+ * would have but for its two leading counts (store_stream_lp_bytes adds them). An append goes
+ * to the last node unless Redis's rule opens a new one (store_stream_node_full: the listpack
+ * would pass stream-node-max-bytes, or its slots reached stream-node-max-entries); a node
+ * whose last entry goes is gone. A chunked stream (coll_stream.h) keeps one node per chunk.
+ * Version 1 forms (no lp) load with lp counted from their live entries.
  *
  * LEB128 varints, minimal spelling (store_varint.h). Names order as Redis's rax iterates:
  * bytewise, a prefix first. A stream may hold no entry (XDEL, XTRIM, XGROUP CREATE MKSTREAM):
@@ -47,7 +49,7 @@
 
 #include "terse/alloc.h"
 
-#define STORE_STREAM_VERSION 1
+#define STORE_STREAM_VERSION 2
 
 /* An entry ID: milliseconds and a sequence number. */
 struct store_stream_id {
@@ -67,6 +69,7 @@ struct store_stream_entry {
 struct store_stream_node {
     size_t live;  /* entries of the stream in it, >= 1 */
     size_t slots; /* entries ever appended to it, >= live */
+    uint64_t lp;  /* bytes of Redis's listpack of it, without its count and deleted fields */
 };
 
 /* A consumer of a group. */
@@ -106,12 +109,38 @@ struct store_stream {
     struct store_stream_group *groups;  /* sorted by name */
     size_t n_groups, cap_groups;
     terse_allocator alloc;              /* where the arrays come from */
+    void *ext;                          /* the caller's: cmd_stream keeps a chunked stream's
+                                           state here (its entries are then not in ents);
+                                           init sets it NULL, nothing here reads it */
 };
 
 /* The next field or value of an entry's pairs, from *p before end: TERSE_OK with *b, *len
  * (pointing into the pairs) and *p moved past it, or TERSE_ECORRUPT (a length past end). */
 int store_stream_pair_next(const uint8_t **p, const uint8_t *end, const uint8_t **b,
                            size_t *len);
+
+/* One entry record (id | n_pairs | pairs, as in the form) from *p before end: TERSE_OK with
+ * *e (pairs borrowed) and *p past it, or TERSE_ECORRUPT. */
+int store_stream_entry_read(const uint8_t **p, const uint8_t *end, struct store_stream_entry *e);
+/* Bytes of e's record, and the record written at out (that many bytes): returns past it. */
+size_t store_stream_entry_size(const struct store_stream_entry *e);
+uint8_t *store_stream_entry_put(uint8_t *out, const struct store_stream_entry *e);
+
+/* ---- Redis's listpack node image (store_stream_node.c) ----------------------------------- */
+
+/* Bytes lp grows by when e is appended to a node whose first entry is first (NULL: e opens
+ * the node, which then counts the listpack's header and master entry too), by Redis 7.0's
+ * streamAppendItem and listpack encodings. The master is the node's first live entry: exact
+ * while that entry was never deleted. */
+uint64_t store_stream_lp_add(const struct store_stream_entry *first,
+                             const struct store_stream_entry *e);
+/* The listpack's whole size: lp and the two counts (live, slots - live). */
+uint64_t store_stream_lp_bytes(const struct store_stream_node *nd);
+/* Redis's rule: whether e opens a new node after nd (NULL: there is none), with
+ * stream-node-max-entries max_entries (0: no limit) and stream-node-max-bytes max_bytes (0:
+ * Redis's 1 GiB bound). */
+bool store_stream_node_full(const struct store_stream_node *nd, const struct store_stream_entry *e,
+                            size_t max_entries, uint64_t max_bytes);
 
 /* -1, 0, 1 as a is below, equal to, above b. */
 int store_stream_id_cmp(const struct store_stream_id *a, const struct store_stream_id *b);
@@ -147,9 +176,10 @@ int store_stream_encode(const struct store_stream *s, uint8_t *out, size_t cap,
 size_t store_stream_seek(const struct store_stream *s, const struct store_stream_id *id);
 
 /* Appends an entry (its ID above every entry's; pairs borrowed) to the last node, or to a new
- * one when the last has node_max slots filled (node_max 0: no limit). */
+ * one by store_stream_node_full(max_entries, max_bytes); max_bytes UINT64_MAX: by entries
+ * only (an RDB load, which gives its own boundaries). */
 int store_stream_append(struct store_stream *s, const struct store_stream_entry *e,
-                        size_t node_max);
+                        size_t max_entries, uint64_t max_bytes);
 
 /* Removes the n entries from index at; nodes left without an entry go. */
 void store_stream_remove(struct store_stream *s, size_t at, size_t n);

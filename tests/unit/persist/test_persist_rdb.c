@@ -331,7 +331,7 @@ static void stream_form(struct buf *b)
         }
         e.pairs = pairs[i];
         e.pairs_len = n;
-        assert_int_equal(store_stream_append(&s, &e, 20), TERSE_OK);
+        assert_int_equal(store_stream_append(&s, &e, 20, UINT64_MAX), TERSE_OK);
         s.last_id = e.id;
     }
     for (int g = 0; g < 2; g++) {

@@ -85,12 +85,12 @@ static void model_full(struct store_stream *s, const terse_allocator *a)
 
     store_stream_init(s, a);
     e = (struct store_stream_entry){{1, 1}, 2, pairs_buf[0], pairs_make(pairs_buf[0], kv0, l0, 4)};
-    assert_int_equal(store_stream_append(s, &e, 2), TERSE_OK);
+    assert_int_equal(store_stream_append(s, &e, 2, UINT64_MAX), TERSE_OK);
     e = (struct store_stream_entry){{1, 5}, 1, pairs_buf[1], pairs_make(pairs_buf[1], kv1, l1, 2)};
-    assert_int_equal(store_stream_append(s, &e, 2), TERSE_OK);
+    assert_int_equal(store_stream_append(s, &e, 2, UINT64_MAX), TERSE_OK);
     e = (struct store_stream_entry){{UINT64_MAX - 1, UINT64_MAX}, 1, pairs_buf[2],
                                     pairs_make(pairs_buf[2], kv2, l2, 2)};
-    assert_int_equal(store_stream_append(s, &e, 2), TERSE_OK);
+    assert_int_equal(store_stream_append(s, &e, 2, UINT64_MAX), TERSE_OK);
     s->last_id = (struct store_stream_id){UINT64_MAX, 3};
     s->entries_added = 7;
     s->max_deleted = (struct store_stream_id){1, 3};
@@ -323,7 +323,8 @@ static void node_slots_short(struct store_stream *s)
 
 static void test_structure_refused(void **state)
 {
-    uint8_t bad_version[] = {2, 0, 0, 0, 0, 0, 0, 0, 0};
+    uint8_t bad_version[] = {3, 0, 0, 0, 0, 0, 0, 0, 0};
+    uint8_t v1[] = {1, 0, 0, 0, 0, 0, 0, 0, 0}; /* version 1 forms (no node sizes) still load */
     uint8_t ok[] = {STORE_STREAM_VERSION, 0, 0, 0, 0, 0, 0, 0, 0};
     uint8_t huge_count[] = {STORE_STREAM_VERSION, 0, 0, 0, 0, 0, 0x80, 0x80, 0x01, 0, 0};
     /* the smallest group: empty name, IDs 0-0, read counter unknown, no consumer, nothing
@@ -345,6 +346,8 @@ static void test_structure_refused(void **state)
     refused(node_sum_long);
     refused(node_slots_short);
     assert_int_equal(store_stream_decode(&d, NULL, ok, sizeof(ok)), TERSE_OK);
+    store_stream_deinit(&d);
+    assert_int_equal(store_stream_decode(&d, NULL, v1, sizeof(v1)), TERSE_OK);
     store_stream_deinit(&d);
     assert_int_equal(store_stream_decode(&d, NULL, small_group, sizeof(small_group)), TERSE_OK);
     assert_int_equal(d.n_groups, 1);

@@ -1,0 +1,601 @@
+/*
+ * coll_stream: streams as chunked containers (coll_stream.h): one chunk per Redis node, the
+ * stream's other state in the meta chunk.
+ *
+ * Buffers: a node's new form is built in the env's build buffer (coll_env_build_buf) and
+ * copied into its chunk; reads return views into the chunk or the env's decode buffer. The
+ * entry arrays coll_stream_read_node fills are the caller's.
+ */
+#include "coll/coll_stream.h"
+
+#include <string.h>
+
+#include "codec/codec_value.h"
+#include "codec/codec_varint.h"
+#include "coll/coll_env_internal.h"
+#include "core/core_mem.h"
+#include "store/form/store_varint.h"
+#include "terse/status.h"
+
+/* The meta chunk was just written: it is never compressed (it is rewritten by most writes
+ * and is small), so it is not pending. */
+static void meta_settle(struct coll_env *env, struct coll *c)
+{
+    if (c->meta->flags & COLL_CHUNK_PENDING) {
+        c->meta->flags &= (uint8_t)~COLL_CHUNK_PENDING;
+        c->n_pending--;
+        env->st.n_pending--;
+    }
+}
+
+int coll_stream_set_meta(struct coll_env *env, struct coll *c, const uint8_t *form, size_t len)
+{
+    int st;
+
+    if (c->meta == NULL) {
+        st = coll_chunk_put(env, c, form, len, &c->meta);
+    } else {
+        st = coll_chunk_rewrite(env, c, &c->meta, form, len);
+    }
+    if (st == TERSE_OK) {
+        meta_settle(env, c);
+    }
+    return st;
+}
+
+int coll_stream_create(struct coll_env *env, uint32_t chunk_max, struct coll **out)
+{
+    return coll_create(env, COLL_STREAM, chunk_max, out);
+}
+
+int coll_stream_adopt_meta(struct coll_env *env, struct coll *c, const uint8_t *stored,
+                           size_t len)
+{
+    struct codec_value_info info;
+    struct coll_chunk *ch;
+
+    (void)env;
+    if (c->meta != NULL || codec_value_info(stored, len, &info) != TERSE_OK ||
+        info.header_len + info.payload_len != len || info.orig_len > UINT32_MAX) {
+        return TERSE_ECORRUPT;
+    }
+    ch = core_alloc(sizeof(*ch) + len);
+    if (ch == NULL) {
+        return TERSE_ENOMEM;
+    }
+    memcpy(ch->data, stored, len);
+    ch->len = ch->cap = (uint32_t)len;
+    ch->flags = 0;
+    memset(ch->pad, 0, sizeof(ch->pad));
+    ch->raw = (uint32_t)info.orig_len;
+    c->raw += info.orig_len;
+    c->bytes += core_mem_usable(ch);
+    c->meta = ch;
+    return TERSE_OK;
+}
+
+int coll_stream_meta(struct coll_env *env, struct coll *c, const uint8_t **form, size_t *len)
+{
+    return c->meta != NULL ? coll_chunk_read(env, c->meta, form, len) : TERSE_ECORRUPT;
+}
+
+/* ---- node forms ------------------------------------------------------------------------------ */
+
+static size_t node_header_len(const struct store_stream_node *nd)
+{
+    return codec_varint_len(nd->live) + codec_varint_len(nd->slots) + codec_varint_len(nd->lp);
+}
+
+static uint8_t *node_header_put(uint8_t *p, const struct store_stream_node *nd)
+{
+    p += codec_varint_put(p, nd->live);
+    p += codec_varint_put(p, nd->slots);
+    return p + codec_varint_put(p, nd->lp);
+}
+
+/* A node form's header: *p moved past it. */
+static int node_header_read(const uint8_t **p, const uint8_t *end, struct store_stream_node *nd)
+{
+    uint64_t live, slots, lp;
+
+    if (store_varint_read(p, end, &live) != 0 || store_varint_read(p, end, &slots) != 0 ||
+        store_varint_read(p, end, &lp) != 0 || live == 0 || slots < live) {
+        return TERSE_ECORRUPT;
+    }
+    nd->live = (size_t)live;
+    nd->slots = (size_t)slots;
+    nd->lp = lp;
+    return TERSE_OK;
+}
+
+/* The chunk at it read and its header parsed: *form, *len, *body (just past the header). */
+static int node_open(struct coll_env *env, const struct coll_it *it, struct store_stream_node *nd,
+                     const uint8_t **form, size_t *len, const uint8_t **body)
+{
+    const struct coll_desc *d = coll_tree_desc(it);
+    int st = coll_chunk_read(env, d->chunk, form, len);
+
+    if (st != TERSE_OK) {
+        return st;
+    }
+    *body = *form;
+    st = node_header_read(body, *form + *len, nd);
+    return st == TERSE_OK && nd->live != d->count ? TERSE_ECORRUPT : st;
+}
+
+/* A new node chunk of form (len bytes) inserted before at (invalid: at the end). */
+static int node_insert(struct coll_env *env, struct coll *c, struct coll_it *at,
+                       const uint8_t *form, size_t len, uint32_t count,
+                       const struct store_stream_id *first)
+{
+    struct coll_desc d;
+    int st = coll_chunk_put(env, c, form, len, &d.chunk);
+
+    if (st != TERSE_OK) {
+        return st;
+    }
+    d.count = count;
+    d.raw_len = (uint32_t)len;
+    d.key.k = first->ms;
+    d.key.aux = first->seq;
+    st = coll_tree_insert(&c->tree, at, &d);
+    if (st != TERSE_OK) {
+        coll_chunk_drop(env, c, d.chunk);
+        return st;
+    }
+    c->count += count;
+    return TERSE_OK;
+}
+
+/* The node at it rewritten as form (len bytes, in the build buffer) of count entries. */
+static int node_rewrite(struct coll_env *env, struct coll *c, struct coll_it *it,
+                        const uint8_t *form, size_t len, uint32_t count,
+                        const struct store_stream_id *first)
+{
+    struct coll_desc *d = coll_tree_desc(it);
+    int st = coll_chunk_rewrite(env, c, &d->chunk, form, len);
+
+    if (st != TERSE_OK) {
+        return st;
+    }
+    d->raw_len = (uint32_t)len;
+    c->count = c->count - d->count + count;
+    coll_tree_set_count(&c->tree, it, count);
+    if (first->ms != d->key.k || first->seq != d->key.aux) {
+        struct coll_key k = {first->ms, first->seq};
+        coll_tree_set_key(&c->tree, it, &k);
+    }
+    return TERSE_OK;
+}
+
+/* ---- building ---------------------------------------------------------------------------------- */
+
+/* The meta form of s: s's form with no entry and no node, in the build buffer. */
+static int meta_of(struct coll_env *env, const struct store_stream *s, const uint8_t **form,
+                   size_t *len)
+{
+    struct store_stream m = *s;
+    uint8_t *b;
+
+    m.n_ents = 0;
+    m.n_nodes = 0;
+    b = coll_env_build_buf(env, store_stream_size(&m));
+    if (b == NULL) {
+        return TERSE_ENOMEM;
+    }
+    *form = b;
+    return store_stream_encode(&m, b, store_stream_size(&m), len);
+}
+
+int coll_stream_from_model(struct coll_env *env, const struct store_stream *s,
+                           uint32_t chunk_max, struct coll **out)
+{
+    const uint8_t *mf;
+    size_t mlen, at = 0;
+    struct coll *c;
+    int st = coll_create(env, COLL_STREAM, chunk_max, &c);
+
+    *out = NULL;
+    if (st != TERSE_OK) {
+        return st;
+    }
+    st = meta_of(env, s, &mf, &mlen);
+    if (st == TERSE_OK) {
+        st = coll_stream_set_meta(env, c, mf, mlen);
+    }
+    for (size_t i = 0; st == TERSE_OK && i < s->n_nodes; i++) {
+        const struct store_stream_node *nd = &s->nodes[i];
+        size_t len = node_header_len(nd);
+        uint8_t *b, *p;
+        struct coll_it end = {NULL, 0};
+
+        for (size_t k = at; k < at + nd->live; k++) {
+            len += store_stream_entry_size(&s->ents[k]);
+        }
+        if (len > UINT32_MAX / 2) {
+            st = TERSE_ETOOBIG;
+            break;
+        }
+        b = coll_env_build_buf(env, len);
+        if (b == NULL) {
+            st = TERSE_ENOMEM;
+            break;
+        }
+        p = node_header_put(b, nd);
+        for (size_t k = at; k < at + nd->live; k++) {
+            p = store_stream_entry_put(p, &s->ents[k]);
+        }
+        st = node_insert(env, c, &end, b, len, (uint32_t)nd->live, &s->ents[at].id);
+        at += nd->live;
+    }
+    if (st != TERSE_OK) {
+        coll_destroy(env, c);
+        return st;
+    }
+    *out = c;
+    return TERSE_OK;
+}
+
+static void *mem_alloc(void *opaque, size_t n)
+{
+    (void)opaque;
+    return core_alloc(n);
+}
+
+static void mem_free(void *opaque, void *p)
+{
+    (void)opaque;
+    core_free(p);
+}
+
+int coll_stream_from_form(struct coll_env *env, const uint8_t *form, size_t len,
+                          uint32_t chunk_max, struct coll **out)
+{
+    const terse_allocator a = {mem_alloc, mem_free, NULL};
+    struct store_stream s;
+    int st = store_stream_decode(&s, &a, form, len);
+
+    *out = NULL;
+    if (st == TERSE_OK) {
+        st = coll_stream_from_model(env, &s, chunk_max, out);
+    }
+    store_stream_deinit(&s);
+    return st;
+}
+
+/* ---- edits --------------------------------------------------------------------------------- */
+
+int coll_stream_append(struct coll_env *env, struct coll *c, const struct store_stream_entry *e,
+                       size_t max_entries, uint64_t max_bytes)
+{
+    struct coll_it it = coll_tree_end(&c->tree);
+    struct store_stream_node nd;
+    struct store_stream_entry first;
+    const uint8_t *form = NULL, *body = NULL;
+    size_t len = 0, nlen, hlen;
+    uint8_t *b, *p;
+    int st;
+
+    if (coll_it_valid(&it)) {
+        st = node_open(env, &it, &nd, &form, &len, &body);
+        if (st == TERSE_OK) {
+            const uint8_t *q = body;
+            st = store_stream_entry_read(&q, form + len, &first);
+        }
+        if (st != TERSE_OK) {
+            return st;
+        }
+    }
+    if (!coll_it_valid(&it) || store_stream_node_full(&nd, e, max_entries, max_bytes)) {
+        struct store_stream_node fresh = {1, 1, store_stream_lp_add(NULL, e)};
+        nlen = node_header_len(&fresh) + store_stream_entry_size(e);
+        b = coll_env_build_buf(env, nlen);
+        if (b == NULL) {
+            return TERSE_ENOMEM;
+        }
+        p = node_header_put(b, &fresh);
+        (void)store_stream_entry_put(p, e);
+        it.leaf = NULL; /* at the end */
+        return node_insert(env, c, &it, b, nlen, 1, &e->id);
+    }
+    hlen = (size_t)(body - form);
+    nd.lp += store_stream_lp_add(&first, e);
+    nd.live++;
+    nd.slots++;
+    nlen = node_header_len(&nd) + (len - hlen) + store_stream_entry_size(e);
+    if (nlen > UINT32_MAX / 2) {
+        return TERSE_ETOOBIG;
+    }
+    b = coll_env_build_buf(env, nlen);
+    if (b == NULL) {
+        return TERSE_ENOMEM;
+    }
+    p = node_header_put(b, &nd);
+    memcpy(p, body, len - hlen);
+    (void)store_stream_entry_put(p + (len - hlen), e);
+    return node_rewrite(env, c, &it, b, nlen, (uint32_t)nd.live, &first.id);
+}
+
+/* Orders a target ID against a descriptor's key (its node's first ID). */
+static int id_key_cmp(void *arg, const struct coll_key *key)
+{
+    const struct store_stream_id *id = arg;
+    struct store_stream_id k = {key->k, key->aux};
+
+    return store_stream_id_cmp(id, &k);
+}
+
+int coll_stream_seek(struct coll_env *env, struct coll *c, const struct store_stream_id *id,
+                     uint64_t *rank)
+{
+    struct coll_it it;
+    struct store_stream_node nd;
+    const uint8_t *form, *body;
+    size_t len;
+    uint64_t base;
+    int st;
+
+    struct store_stream_id target = *id;
+
+    *rank = c->count;
+    if (!coll_tree_seek_key(&c->tree, id_key_cmp, &target, &it)) {
+        return TERSE_OK;
+    }
+    base = coll_tree_rank_of(&it);
+    st = node_open(env, &it, &nd, &form, &len, &body);
+    for (size_t i = 0; st == TERSE_OK && i < nd.live; i++) {
+        struct store_stream_entry e;
+        st = store_stream_entry_read(&body, form + len, &e);
+        if (st == TERSE_OK && store_stream_id_cmp(&e.id, id) >= 0) {
+            *rank = base + i;
+            return TERSE_OK;
+        }
+    }
+    if (st == TERSE_OK) {
+        *rank = base + nd.live; /* the next node's first entry, or the end */
+    }
+    return st;
+}
+
+int coll_stream_read_node(struct coll_env *env, struct coll *c, uint64_t rank,
+                          struct coll_stream_node *out, struct store_stream_entry **ents,
+                          size_t *cap)
+{
+    struct coll_it it;
+    uint64_t within;
+    const uint8_t *form, *body;
+    size_t len;
+    int st;
+
+    if (!coll_tree_seek_rank(&c->tree, rank, &it, &within)) {
+        return TERSE_EINVAL;
+    }
+    st = node_open(env, &it, &out->nd, &form, &len, &body);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    if (out->nd.live > *cap) {
+        struct store_stream_entry *q = core_realloc(*ents, out->nd.live * sizeof(**ents));
+        if (q == NULL) {
+            return TERSE_ENOMEM;
+        }
+        *ents = q;
+        *cap = out->nd.live;
+    }
+    out->first_rank = rank - within;
+    out->n = 0;
+    for (size_t i = 0; i < out->nd.live; i++) {
+        st = store_stream_entry_read(&body, form + len, &(*ents)[i]);
+        if (st != TERSE_OK ||
+            (i > 0 && store_stream_id_cmp(&(*ents)[i - 1].id, &(*ents)[i].id) >= 0)) {
+            coll_env_count_corrupt(env);
+            return TERSE_ECORRUPT;
+        }
+    }
+    if (body != form + len) {
+        coll_env_count_corrupt(env);
+        return TERSE_ECORRUPT;
+    }
+    out->n = out->nd.live;
+    return TERSE_OK;
+}
+
+void coll_stream_ents_free(struct store_stream_entry *ents)
+{
+    core_free(ents);
+}
+
+int coll_stream_remove(struct coll_env *env, struct coll *c, uint64_t rank, uint64_t n)
+{
+    while (n > 0) {
+        struct coll_it it;
+        uint64_t within, take;
+        struct store_stream_node nd;
+        struct store_stream_entry e, first = {{0, 0}, 0, NULL, 0};
+        const uint8_t *form, *body, *q;
+        size_t len, nlen;
+        uint8_t *b, *p;
+        int st;
+
+        if (!coll_tree_seek_rank(&c->tree, rank, &it, &within)) {
+            return TERSE_EINVAL;
+        }
+        take = coll_tree_desc(&it)->count - within;
+        take = take < n ? take : n;
+        if (take == coll_tree_desc(&it)->count) {
+            struct coll_chunk *ch = coll_tree_desc(&it)->chunk;
+            c->count -= take;
+            coll_tree_remove(&c->tree, &it);
+            coll_chunk_drop(env, c, ch);
+            n -= take;
+            continue;
+        }
+        st = node_open(env, &it, &nd, &form, &len, &body);
+        if (st != TERSE_OK) {
+            return st;
+        }
+        nd.live -= (size_t)take;
+        b = coll_env_build_buf(env, len);
+        if (b == NULL) {
+            return TERSE_ENOMEM;
+        }
+        p = node_header_put(b, &nd);
+        q = body;
+        for (uint64_t i = 0; i < nd.live + take; i++) {
+            const uint8_t *at = q;
+            if (store_stream_entry_read(&q, form + len, &e) != TERSE_OK) {
+                coll_env_count_corrupt(env);
+                return TERSE_ECORRUPT;
+            }
+            if (i >= within && i < within + take) {
+                continue;
+            }
+            if (p == b + node_header_len(&nd)) {
+                first = e;
+            }
+            memcpy(p, at, (size_t)(q - at));
+            p += q - at;
+        }
+        nlen = (size_t)(p - b);
+        st = node_rewrite(env, c, &it, b, nlen, (uint32_t)nd.live, &first.id);
+        if (st != TERSE_OK) {
+            return st;
+        }
+        n -= take;
+    }
+    return TERSE_OK;
+}
+
+/* ---- whole forms ------------------------------------------------------------------------------ */
+
+/* Where a meta form's entry and node counts (two zero bytes) are: *at. */
+static int meta_split(const uint8_t *m, size_t len, size_t *at)
+{
+    const uint8_t *p = m + 1, *end = m + len;
+    uint64_t v;
+
+    if (len < 1) {
+        return TERSE_ECORRUPT;
+    }
+    for (int i = 0; i < 5; i++) { /* last_id (2), entries_added, max_deleted (2) */
+        if (store_varint_read(&p, end, &v) != 0) {
+            return TERSE_ECORRUPT;
+        }
+    }
+    if (end - p < 3 || p[0] != 0 || p[1] != 0) {
+        return TERSE_ECORRUPT;
+    }
+    *at = (size_t)(p - m);
+    return TERSE_OK;
+}
+
+size_t coll_stream_form_size(const struct coll *c)
+{
+    uint64_t raw = 0;
+
+    for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
+        raw += coll_tree_desc(&it)->raw_len;
+    }
+    /* The meta's two zero counts give way to the entries' and the nodes'. */
+    return (size_t)((c->meta != NULL && c->meta->raw >= 2 ? c->meta->raw - 2 : 0) + raw +
+                    codec_varint_len(c->count) + codec_varint_len(c->tree.n_chunks));
+}
+
+int coll_stream_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size_t cap,
+                        size_t *out_len)
+{
+    const uint8_t *m, *form, *body;
+    size_t mlen, at, len, need = coll_stream_form_size(c);
+    uint8_t *p = out;
+    struct store_stream_node nd;
+    int st = coll_stream_meta(env, c, &m, &mlen);
+
+    *out_len = 0;
+    if (st == TERSE_OK) {
+        st = meta_split(m, mlen, &at);
+    }
+    if (st != TERSE_OK) {
+        return st;
+    }
+    if (need > cap || mlen - 2 + codec_varint_len(c->count) + codec_varint_len(c->tree.n_chunks) >
+                          need || mlen != c->meta->raw) {
+        return TERSE_ETOOBIG;
+    }
+    /* The meta is copied now: a chunk read below may reuse the buffer it is in. */
+    memcpy(p, m, at);
+    memcpy(out + need - (mlen - at - 2), m + at + 2, mlen - at - 2);
+    p += at;
+    p += codec_varint_put(p, c->count);
+    for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
+        st = node_open(env, &it, &nd, &form, &len, &body);
+        if (st != TERSE_OK) {
+            return st;
+        }
+        if ((size_t)(form + len - body) > (size_t)(out + need - p)) {
+            return TERSE_ECORRUPT;
+        }
+        memcpy(p, body, (size_t)(form + len - body));
+        p += form + len - body;
+    }
+    p += codec_varint_put(p, c->tree.n_chunks);
+    for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
+        st = node_open(env, &it, &nd, &form, &len, &body);
+        if (st != TERSE_OK) {
+            return st;
+        }
+        p = node_header_put(p, &nd);
+    }
+    if (p != out + need - (mlen - at - 2)) {
+        return TERSE_ECORRUPT; /* the descriptors' sizes disagree with the chunks */
+    }
+    *out_len = need;
+    return TERSE_OK;
+}
+
+int coll_stream_verify(struct coll_env *env, struct coll *c)
+{
+    const terse_allocator a = {mem_alloc, mem_free, NULL};
+    const uint8_t *m, *form, *body;
+    size_t mlen, len;
+    struct store_stream s;
+    struct store_stream_id last = {0, 0};
+    uint64_t total = 0;
+    bool any = false;
+    int st = coll_stream_meta(env, c, &m, &mlen);
+
+    if (st != TERSE_OK) {
+        return st;
+    }
+    st = store_stream_decode(&s, &a, m, mlen);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    if (s.n_ents != 0 || s.n_nodes != 0) {
+        st = TERSE_ECORRUPT;
+    }
+    for (struct coll_it it = coll_tree_begin(&c->tree); st == TERSE_OK && coll_it_valid(&it);
+         coll_tree_next(&it)) {
+        const struct coll_desc *d = coll_tree_desc(&it);
+        struct store_stream_node nd;
+        st = node_open(env, &it, &nd, &form, &len, &body);
+        for (size_t i = 0; st == TERSE_OK && i < nd.live; i++) {
+            struct store_stream_entry e;
+            st = store_stream_entry_read(&body, form + len, &e);
+            if (st == TERSE_OK && ((any && store_stream_id_cmp(&last, &e.id) >= 0) ||
+                                   (i == 0 && (d->key.k != e.id.ms || d->key.aux != e.id.seq)))) {
+                st = TERSE_ECORRUPT;
+            }
+            last = e.id;
+            any = true;
+        }
+        if (st == TERSE_OK && (body != form + len || d->raw_len != len)) {
+            st = TERSE_ECORRUPT;
+        }
+        total += d->count;
+    }
+    if (st == TERSE_OK && (total != c->count || (any && store_stream_id_cmp(&last, &s.last_id) > 0))) {
+        st = TERSE_ECORRUPT;
+    }
+    store_stream_deinit(&s);
+    return st == TERSE_OK ? coll_tree_verify(&c->tree, NULL) : st;
+}
