@@ -1,0 +1,177 @@
+"""Chunked streams: a stream of more than one Redis node is held one chunk per node, its IDs,
+counters and groups in a meta chunk (coll/coll_stream.h). What a user sees must not change:
+every reply as redis-server's, byte for byte, through thousands of node openings, deletions
+and trims; nodes where Redis's listpacks end (radix-tree-keys); a corrupt chunk answering
+-CORRUPT for its key alone; snapshots and DUMP carrying the stream whole.
+"""
+
+import random
+
+import pytest
+
+import random_diff as rd
+import terse_harness as h
+from terse_harness import decode_one
+from test_chunked_zset import settled_usage
+
+KEYS = [b"s0", b"s1"]
+
+
+def random_fields(rng):
+    n = rng.choice([1, 1, 2, 3])
+    if rng.random() < 0.6:  # the same fields often: SAMEFIELDS entries in Redis's nodes
+        names = [b"f%d" % i for i in range(n)]
+    else:
+        names = [b"g%d" % rng.randrange(5) for _ in range(n)]
+    out = []
+    for f in names:
+        r = rng.random()
+        v = (b"%d" % rng.randrange(-5000, 10 ** 6) if r < 0.3
+             else rd.letters(rng, rng.randrange(0, 120))[:rng.randrange(0, 120)])
+        out += [f, v]
+    return out
+
+
+class Ids:
+    def __init__(self):
+        self.ms = {k: 0 for k in KEYS}
+
+    def next(self, rng, k):
+        self.ms[k] += rng.choice([0, 1, 1, 3])
+        return self.ms[k]
+
+    def some(self, rng, k):
+        return b"%d-%d" % (rng.randrange(0, self.ms[k] + 2), rng.randrange(0, 3))
+
+
+def random_command(rng, ids):
+    k = rng.choice(KEYS)
+    pick = rng.random()
+    if pick < 0.45:
+        cmd = ["XADD", k]
+        r = rng.random()
+        if r < 0.08:
+            cmd += ["MAXLEN", rng.choice(["~", "="]), rng.randrange(0, 300)]
+        elif r < 0.1:
+            cmd += ["MINID", rng.choice(["~", "="]), ids.some(rng, k)]
+        return tuple(cmd + [b"%d-*" % ids.next(rng, k)] + random_fields(rng))
+    if pick < 0.52:
+        return ("XDEL", k, *[ids.some(rng, k) for _ in range(rng.randrange(1, 4))])
+    if pick < 0.55:
+        return ("XTRIM", k, "MAXLEN", rng.choice(["~", "="]), rng.randrange(50, 400))
+    if pick < 0.65:
+        a, b = sorted([ids.some(rng, k), ids.some(rng, k)], key=lambda x: tuple(map(int, x.split(b"-"))))
+        cmd = [rng.choice(["XRANGE", "XREVRANGE"]), k]
+        cmd += [a, b] if cmd[0] == "XRANGE" else [b, a]
+        if rng.random() < 0.2:
+            cmd[2:4] = [b"-", b"+"] if cmd[0] == "XRANGE" else [b"+", b"-"]
+        if rng.random() < 0.7:
+            cmd += ["COUNT", rng.randrange(0, 15)]
+        return tuple(cmd)
+    if pick < 0.68:
+        return ("XREAD", "COUNT", rng.randrange(1, 12), "STREAMS", k, ids.some(rng, k))
+    if pick < 0.70:
+        return ("XLEN", k)
+    if pick < 0.72:
+        return ("XGROUP", "CREATE", k, b"g%d" % rng.randrange(3), rng.choice([b"0", b"$"]),
+                "MKSTREAM")
+    if pick < 0.82:
+        return ("XREADGROUP", "GROUP", b"g%d" % rng.randrange(3), b"c%d" % rng.randrange(3),
+                "COUNT", rng.randrange(1, 10), "STREAMS", k, rng.choice([b">", b">", b"0"]))
+    if pick < 0.87:
+        return ("XACK", k, b"g%d" % rng.randrange(3), *[ids.some(rng, k) for _ in range(3)])
+    if pick < 0.90:
+        return ("XPENDING", k, b"g%d" % rng.randrange(3))
+    if pick < 0.93:
+        return ("XCLAIM", k, b"g%d" % rng.randrange(3), b"c%d" % rng.randrange(3), 0,
+                *[ids.some(rng, k) for _ in range(2)], "JUSTID")
+    if pick < 0.96:
+        return ("XAUTOCLAIM", k, b"g%d" % rng.randrange(3), b"c%d" % rng.randrange(3), 0,
+                ids.some(rng, k), "COUNT", rng.randrange(1, 8))
+    if pick < 0.97:
+        return ("XGROUP", "SETID", k, b"g%d" % rng.randrange(3), ids.some(rng, k))
+    if pick < 0.975:
+        return ("DEL", k)
+    return ("XRANGE", k, "-", "+", "COUNT", 5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entries,nbytes,seed", [
+    ("4", "4096", 1),   # a node every four entries: thousands of nodes open and go
+    ("100", "300", 2),  # nodes closed by their listpack's bytes
+    ("0", "4096", 3),   # Redis's defaults but no entry limit
+])
+def test_random_stream_commands_match_redis(spawn, entries, nbytes, seed):
+    """Thousands of random stream commands on two keys, with the same stream-node-max-entries
+    and -bytes on both servers: every reply and the final streams are the same bytes, and the
+    nodes terse ends with are Redis's (XINFO's radix-tree-keys)."""
+    opts = ["--stream-node-max-entries", entries, "--stream-node-max-bytes", nbytes]
+    t = spawn("terse", opts)
+    r = spawn("redis", opts)
+    rng = random.Random(seed)
+    ids = Ids()
+    cmds = [random_command(rng, ids) for _ in range(6000)]
+    finish = [("XRANGE", k, "-", "+") for k in KEYS]
+    got_t, got_r = rd.run_pipelined(t, cmds, finish), rd.run_pipelined(r, cmds, finish)
+    rd.assert_same_replies(cmds, got_t, got_r, "stream-node-max-entries %s" % entries)
+    for k in KEYS:
+        infos = []
+        for s in (t, r):
+            with s.raw() as c:
+                if decode_one(c.call("EXISTS", k)) == 0:
+                    continue
+                flat = decode_one(c.call("XINFO", "STREAM", k))
+                infos.append(dict(zip(flat[0::2], flat[1::2]))[b"radix-tree-keys"])
+        assert len(set(infos)) <= 1, (k, infos)
+
+
+def fill(c, key, n, step=1000, value=b"v" * 40):
+    for i in range(0, n, step):
+        c.send(b"".join(h.encode("XADD", key, b"%d-1" % (j + 1), "field", value, "n", j)
+                        for j in range(i, min(n, i + step))))
+        c.read_replies(min(n, i + step) - i)
+
+
+def test_big_stream_survives_reload_and_dump(spawn, tmp_path):
+    """A stream of 100,000 entries with a group: DEBUG RELOAD loads its chunks as held (no
+    bigger than before), XRANGE and XPENDING answer as before and as redis-server's, and its
+    DUMP restores on redis-server to the same entries."""
+    t = spawn("terse", ["--dir", str(tmp_path), "--enable-debug-command", "yes"])
+    r = spawn("redis", [])
+    for s in (t, r):
+        with s.raw() as c:
+            fill(c, "big", 100000)
+            c.call("XGROUP", "CREATE", "big", "g", "0")
+            c.call("XREADGROUP", "GROUP", "g", "alice", "COUNT", 25, "STREAMS", "big", ">")
+    reads = [("XRANGE", "big", "50000", "+", "COUNT", 10), ("XREVRANGE", "big", "+", "-", "COUNT", 3),
+             ("XPENDING", "big", "g"), ("XLEN", "big"), ("XRANGE", "big", "99990", "99995")]
+    with t.raw() as c, r.raw() as o:
+        settled = settled_usage(c, "big")
+        assert c.call("DEBUG", "RELOAD") == b"+OK\r\n"
+        assert decode_one(c.call("MEMORY", "USAGE", "big")) <= settled * 1.02
+        for cmd in reads:
+            assert c.call(*cmd) == o.call(*cmd), cmd
+        info_t = decode_one(c.call("XINFO", "STREAM", "big"))
+        info_r = decode_one(o.call("XINFO", "STREAM", "big"))
+        assert info_t[:4] == info_r[:4]  # length and radix-tree-keys
+        payload = decode_one(c.call("DUMP", "big"))
+        assert o.call("RESTORE", "copy", 0, payload) == b"+OK\r\n"
+        assert o.call("XRANGE", "copy", "-", "+") == c.call("XRANGE", "big", "-", "+")
+
+
+def test_corrupt_stream_chunk_is_its_keys_error_alone(spawn):
+    """DEBUG CORRUPT-VALUE on a chunked stream: reads and writes of it answer -CORRUPT, never
+    another entry's bytes; a stream beside it answers as before; DEL frees it."""
+    t = spawn("terse", ["--enable-debug-command", "yes"])
+    with t.raw() as c:
+        fill(c, "bad", 3000)
+        fill(c, "good", 3000)
+        want = c.call("XRANGE", "good", "-", "+")
+        assert c.call("DEBUG", "CORRUPT-VALUE", "bad") == b"+OK\r\n"
+        for cmd in (("XRANGE", "bad", "-", "+"), ("XRANGE", "bad", "1500", "1510"),
+                    ("XREVRANGE", "bad", "+", "-", "COUNT", 2), ("XLEN", "bad"),
+                    ("XREAD", "STREAMS", "bad", "0"), ("XADD", "bad", "*", "a", "b")):
+            reply = c.call(*cmd)
+            assert reply.startswith(b"-CORRUPT"), (cmd, h.show(reply))
+        assert c.call("XRANGE", "good", "-", "+") == want
+        assert c.call("DEL", "bad") == b":1\r\n"
