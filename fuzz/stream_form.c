@@ -69,7 +69,8 @@ static void fz_edit(struct store_stream *s, struct fz_rng *r, const uint8_t *dat
         } else {
             e.id.seq++;
         }
-        fz_check(store_stream_append(s, &e, (size_t)(fz_next(r) % 4)) == TERSE_OK);
+        fz_check(store_stream_append(s, &e, (size_t)(fz_next(r) % 4),
+                                     fz_next(r) % 2 ? UINT64_MAX : fz_next(r) % 512) == TERSE_OK);
         s->last_id = e.id;
         s->entries_added++;
     } else if (op == 1 && s->n_ents > 0) {
