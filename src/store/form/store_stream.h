@@ -34,8 +34,9 @@
  *
  * The model (struct store_stream) is the form decoded: arrays from the allocator it was
  * given, whose byte slices (field/value pairs, names) are borrowed from the form or from the
- * caller, so the form and anything added must outlive the model. A command decodes, edits and
- * encodes the whole model: every write costs time in proportion to the stream's size.
+ * caller, so the form and anything added must outlive the model. A command on a stream held
+ * as one value decodes, edits and encodes the whole model; a chunked stream's model holds no
+ * entry and no node (its meta: coll/coll_stream.h), and its entries are read node by node.
  * store_stream_decode checks every length, count and ordering, so a corrupt form is
  * TERSE_ECORRUPT, never a model; counts are bounded by the bytes left before anything is
  * allocated for them.
