@@ -3,7 +3,8 @@
 
 For each type, both servers (fresh, `--save ""`) get one key of -n elements (1,000,000 by
 default) drawn from the shared corpus (../shared/corpus: log lines and JSON records for the
-list, values of up to 400 bytes for the hash, member names for the set and the zset), loaded
+list and the stream's entries, values of up to 400 bytes for the hash, member names for the set
+and the zset), loaded
 in pipelined batches. Then:
 
   memory   used_memory and RSS over an empty server's, after terse's background compression
@@ -16,7 +17,8 @@ Elements are made distinct by an index prefix. With --incompressible the values 
 bytes instead (the "never above 1.05x" half of the memory question). The exit status is 0:
 a measurement, not a test.
 
-Usage: bench/big_bench.py [--terse build/terse-server] [-n 1000000] [--types list,hash,set,zset]
+Usage: bench/big_bench.py [--terse build/terse-server] [-n 1000000]
+                          [--types list,hash,set,zset,stream]
                           [--samples 2000] [--incompressible]
 """
 import argparse
@@ -111,12 +113,13 @@ def corpus(n: int, kind: str, incompressible: bool, rng: random.Random) -> list:
     import make_corpus as mc  # the shared corpus generator (stdlib only)
     pools = mc.build_pools()
     out = []
-    want = {"list": ("log-line", "record-json"), "hash": None}.get(kind)
+    want = {"list": ("log-line", "record-json"), "stream": ("log-line", "record-json"),
+            "hash": None}.get(kind)
     for key, value, cat, _vid in mc.generate(pools, 3 * min(n, 300000), 17):
         if kind in ("set", "zset"):
             out.append(key.encode() if isinstance(key, str) else key)
         elif want is None or cat in want:
-            if len(value) <= (2000 if kind == "list" else 400):
+            if len(value) <= (2000 if kind in ("list", "stream") else 400):
                 out.append(value)
         if len(out) >= min(n, 300000):
             break
@@ -137,8 +140,24 @@ def load(c: Conn, kind: str, n: int, pool: list) -> None:
             c.call("HSET", "k", *[x for j in range(i, hi) for x in (b"f%d" % j, element(pool, j))])
         elif kind == "set":
             c.call("SADD", "k", *[element(pool, j) for j in range(i, hi)])
+        elif kind == "stream":
+            c.pipeline([enc("XADD", "k", b"%d-0" % (j + 1), "v", element(pool, j))
+                        for j in range(i, hi)])
         else:
             c.call("ZADD", "k", *[x for j in range(i, hi) for x in (j % 100003, element(pool, j))])
+
+
+def stream_reader(n: int):
+    """XREADGROUP of the next 10 entries for a consumer that acknowledges them: the group
+    delivers the loaded entries in order, so the IDs to XACK are known ahead."""
+    state = {"next": 1}
+
+    def make():
+        first = state["next"]
+        state["next"] += 10
+        return [enc("XREADGROUP", "GROUP", "g", "c", "COUNT", 10, "STREAMS", "k", ">"),
+                enc("XACK", "k", "g", *[b"%d-0" % i for i in range(first, first + 10)])]
+    return make
 
 
 def settle(c: Conn) -> int:
@@ -168,6 +187,11 @@ def commands(kind: str, n: int, pool: list, rng: random.Random) -> dict:
     if kind == "set":
         return {"SADD": lambda: [enc("SADD", "k", b"new:%d" % rng.randrange(n))],
                 "SISMEMBER": lambda: [enc("SISMEMBER", "k", element(pool, rng.randrange(n)))]}
+    if kind == "stream":
+        return {"XADD": lambda: [enc("XADD", "k", "*", "v", element(pool, rng.randrange(n)))],
+                "XRANGE COUNT 10 mid": lambda: [enc("XRANGE", "k", b"%d" % rng.randrange(n), "+",
+                                                    "COUNT", 10)],
+                "XREADGROUP 10+XACK": stream_reader(n)}
     return {"ZADD": lambda: [enc("ZADD", "k", rng.randrange(100003), element(pool, rng.randrange(n)))],
             "ZSCORE": lambda: [enc("ZSCORE", "k", element(pool, rng.randrange(n)))],
             "ZRANK": lambda: [enc("ZRANK", "k", element(pool, rng.randrange(n)))],
@@ -232,6 +256,8 @@ def main() -> int:
                 for arm, c in conns.items():
                     t0 = time.time()
                     load(c, kind, args.n, pool)
+                    if kind == "stream":
+                        c.call("XGROUP", "CREATE", "k", "g", "0")
                     used = settle(c)
                     mem[arm] = (used - base[arm][0], info(c, "used_memory_rss") - base[arm][1],
                                 time.time() - t0)
