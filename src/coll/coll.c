@@ -504,17 +504,32 @@ static void rotate(struct coll_env *env, struct coll *c)
     c->pend_next = NULL;
 }
 
+/* Whether the chunk at it is one the compressor leaves RAW: within keep_raw of a list's end, or
+ * a stream's last node (its open tail, rewritten by every XADD). */
+static bool kept_raw(const struct coll *c, const struct coll_it *it)
+{
+    if (c->type == COLL_STREAM) {
+        struct coll_it last = coll_tree_end(&c->tree);
+        return last.leaf == it->leaf && last.slot == it->slot;
+    }
+    return c->keep_raw > 0 && c->type == COLL_LIST && near_list_end(c, it);
+}
+
+/* Descriptors a lap passes over between two looks at the clock. */
+#define COMPRESS_CLOCK_EVERY 256u
+
 size_t coll_compress_step(struct coll_env *env, uint64_t budget_us,
                           uint64_t (*now_us)(void *arg), void *arg, size_t want_bytes)
 {
     uint64_t start = now_us != NULL ? now_us(arg) : 0;
     size_t saved = 0;
     size_t idle_laps = 0; /* containers passed over in a row with nothing done */
+    unsigned steps = 0;
 
     while (env->pending != NULL && env->codec != NULL) {
         struct coll *c = env->pending;
         struct coll_it it;
-        uint64_t within;
+        uint64_t within, rank, skipped = UINT64_MAX; /* the first pending chunk left for later */
         int worked = 0;
 
         if (c->n_pending == 0) {
@@ -526,17 +541,27 @@ size_t coll_compress_step(struct coll_env *env, uint64_t budget_us,
         if (!coll_tree_seek_rank(&c->tree, c->cursor, &it, &within)) {
             it.leaf = NULL;
         }
-        for (; coll_it_valid(&it); coll_tree_next(&it)) {
+        rank = c->cursor - (coll_it_valid(&it) ? within : 0);
+        for (; coll_it_valid(&it); coll_tree_next(&it), rank = c->cursor) {
             struct coll_desc *d = coll_tree_desc(&it);
 
-            c->cursor = coll_tree_rank_of(&it) + d->count;
-            if (!(d->chunk->flags & COLL_CHUNK_PENDING) ||
-                (c->keep_raw > 0 && c->type == COLL_LIST && near_list_end(c, &it))) {
+            if (now_us != NULL && ++steps % COMPRESS_CLOCK_EVERY == 0 &&
+                now_us(arg) - start >= budget_us) {
+                c->cursor = rank; /* this chunk first, next time */
+                return saved;
+            }
+            c->cursor = rank + d->count;
+            if (!(d->chunk->flags & COLL_CHUNK_PENDING)) {
+                continue;
+            }
+            if (kept_raw(c, &it)) {
+                skipped = skipped < rank ? skipped : rank;
                 continue;
             }
             worked = 1;
             if (d->chunk->flags & COLL_CHUNK_HOT) {
                 d->chunk->flags &= (uint8_t)~COLL_CHUNK_HOT; /* its next chance: next lap */
+                skipped = skipped < rank ? skipped : rank;
                 continue;
             }
             if (c->merge_next != NULL) {
@@ -549,8 +574,16 @@ size_t coll_compress_step(struct coll_env *env, uint64_t budget_us,
                 return saved;
             }
         }
-        /* A lap over c is done. */
-        c->cursor = 0;
+        /* A lap over c is done. The next starts at 0, but for a stream: at the first pending
+         * chunk this lap left or a write marked since (coll_stream.c keeps pend_from), so the
+         * laps over a stream whose only pending chunk is its tail touch the tail alone. */
+        if (c->type == COLL_STREAM) {
+            uint64_t next = skipped < c->pend_from ? skipped : c->pend_from;
+            c->cursor = next == UINT64_MAX ? 0 : next;
+            c->pend_from = UINT64_MAX;
+        } else {
+            c->cursor = 0;
+        }
         idle_laps = worked ? 0 : idle_laps + 1;
         rotate(env, c);
         if (idle_laps > 2 * env->st.n_colls + 1 ||

@@ -73,6 +73,9 @@ struct coll {
     uint64_t raw;           /* decoded bytes of all its chunks' forms */
     uint64_t n_pending;     /* chunks awaiting compression */
     uint64_t cursor;        /* the compressor's place: the rank of the next chunk to look at */
+    uint64_t pend_from;     /* streams: the lowest rank a write marked pending since the
+                               compressor's last lap over c (UINT64_MAX: none), where its next
+                               lap starts (coll_stream.c keeps it); unused by other types */
     struct coll_tree tree;
     struct coll *pend_prev, *pend_next; /* the env's pending list, or its lazy-free queue */
     struct coll_open head, tail;        /* lists: the two ends (head stored reversed) */

@@ -265,6 +265,13 @@ int coll_stream_from_form(struct coll_env *env, const uint8_t *form, size_t len,
 
 /* ---- edits --------------------------------------------------------------------------------- */
 
+/* A write marked the chunk at rank pending: the compressor's next lap starts there at the
+ * latest (struct coll's pend_from). */
+static void pend_note(struct coll *c, uint64_t rank)
+{
+    c->pend_from = rank < c->pend_from ? rank : c->pend_from;
+}
+
 int coll_stream_append(struct coll_env *env, struct coll *c, const struct store_stream_entry *e,
                        size_t max_entries, uint64_t max_bytes)
 {
@@ -295,6 +302,9 @@ int coll_stream_append(struct coll_env *env, struct coll *c, const struct store_
         }
         p = node_header_put(b, &fresh);
         (void)store_stream_entry_put(p, e);
+        if (coll_it_valid(&it)) {
+            pend_note(c, c->count - nd.live); /* the node it closed: now the compressor's */
+        }
         it.leaf = NULL; /* at the end */
         return node_insert(env, c, &it, b, nlen, 1, &e->id);
     }
@@ -407,6 +417,7 @@ void coll_stream_ents_free(struct store_stream_entry *ents)
 
 int coll_stream_remove(struct coll_env *env, struct coll *c, uint64_t rank, uint64_t n)
 {
+    pend_note(c, 0); /* ranks after it move: the compressor's next lap starts over */
     while (n > 0) {
         struct coll_it it;
         uint64_t within, take;
@@ -491,14 +502,10 @@ static int meta_split(const uint8_t *m, size_t len, size_t *at)
 
 size_t coll_stream_form_size(const struct coll *c)
 {
-    uint64_t raw = 0;
-
-    for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
-        raw += coll_tree_desc(&it)->raw_len;
-    }
-    /* The meta's two zero counts give way to the entries' and the nodes'. */
-    return (size_t)((c->meta != NULL && c->meta->raw >= 2 ? c->meta->raw - 2 : 0) + raw +
-                    codec_varint_len(c->count) + codec_varint_len(c->tree.n_chunks));
+    /* c->raw is every chunk's decoded bytes, the meta's with them: O(1). The meta's two zero
+     * counts give way to the entries' and the nodes'. */
+    return (size_t)((c->raw >= 2 ? c->raw - 2 : 0) + codec_varint_len(c->count) +
+                    codec_varint_len(c->tree.n_chunks));
 }
 
 int coll_stream_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size_t cap,

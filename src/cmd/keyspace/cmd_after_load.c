@@ -1,8 +1,9 @@
 /*
  * cmd_after_load: what a load (a snapshot, an RDB from a master, an AOF) leaves for the command
  * layer to decide, as Redis decides it when it loads: each hash, set and zset's encoding by its
- * contents (the raw mark OBJECT ENCODING reads), big lists, hashtables and skiplists chunked as
- * a write would chunk them, and chunked ones Redis would hold small made one value again.
+ * contents (the raw mark OBJECT ENCODING reads), big lists, hashtables, skiplists and streams
+ * of more than one node chunked as a write would chunk them, and chunked ones Redis would hold
+ * small made one value again.
  *
  * Buffers: the keys to change after the walk (the walk may not change the shard) are kept in
  * one array from srv->alloc, freed at the end; forms go through the server's scratches.
@@ -25,8 +26,10 @@
 #include "coll/coll_form.h"
 #include "coll/coll_hash.h"
 #include "coll/coll_list.h"
+#include "coll/coll_stream.h"
 #include "coll/coll_zset.h"
 #include "store/form/store_list.h"
+#include "store/form/store_stream.h"
 #include "store/store.h"
 
 struct after_load {
@@ -118,6 +121,24 @@ static void unchunk_one(struct after_load *a, const struct store_entry *e, const
                           0, 0);
 }
 
+/* A loaded stream (its form in scratch2, len bytes) of more than one node: chunked, one chunk
+ * per node, as a write would leave it. Left one value on any failure. */
+static void chunk_stream(struct after_load *a, const uint8_t *key, size_t klen, size_t len,
+                         uint32_t chunk_bytes)
+{
+    struct cmd_server *srv = a->srv;
+    struct coll_env *env = store_coll_env(srv->shard);
+    struct store_stream s;
+    struct coll *co = NULL;
+
+    if (store_stream_decode(&s, &srv->alloc, srv->scratch2, len) == TERSE_OK && s.n_nodes > 1 &&
+        coll_stream_from_model(env, &s, chunk_bytes, &co) == TERSE_OK &&
+        store_set_coll(srv->shard, a->db, key, klen, co, STORE_KEEP_TTL, 0) != TERSE_OK) {
+        coll_destroy(env, co);
+    }
+    store_stream_deinit(&s);
+}
+
 /* Chunks the containers note_key kept for db. */
 static void chunk_noted(struct after_load *a)
 {
@@ -158,6 +179,10 @@ static void chunk_noted(struct after_load *a)
                 TERSE_OK) {
             continue; /* stays one value (a bad one is reported by its next read) */
         }
+        if (store_entry_type(e) == STORE_TYPE_STREAM) {
+            chunk_stream(a, key, klen, len, hsh.chunk_bytes);
+            continue;
+        }
         if (store_entry_type(e) == STORE_TYPE_LIST
                 ? !cmd_list_wants_chunks(srv, len, store_list_n(srv->scratch2, len)) ||
                       coll_list_from_form(env, srv->scratch2, len, &sh, &co) != TERSE_OK
@@ -191,6 +216,17 @@ static void decide_one(void *arg, const struct store_entry *e)
         /* An element takes a byte at least: orig_len bounds the count from above. */
         if (codec_value_info(p, n, &info) == TERSE_OK &&
             cmd_list_wants_chunks(srv, info.orig_len, info.orig_len)) {
+            note_key(a, e);
+        }
+        return;
+    }
+    if (t == STORE_TYPE_STREAM && store_entry_enc(e) == STORE_ENC_STR) {
+        p = store_entry_val(e, &n);
+        /* One node is one stream-node-max-bytes at most, but for its last entry: a form past
+         * that may hold more. */
+        if (codec_value_info(p, n, &info) == TERSE_OK &&
+            info.orig_len > (uint64_t)(srv->settings.stream_node_max_bytes > 0
+                                           ? srv->settings.stream_node_max_bytes : 0) / 2) {
             note_key(a, e);
         }
         return;
