@@ -11,7 +11,7 @@ element reads back exact (LRANGE / HGETALL / SMEMBERS / ZRANGE, compared with wh
 Elements are drawn from the shared corpus (../shared/corpus, values of 40-600 bytes), so they
 compress as real cache values do. The exit status is 0 either way: a measurement, not a test.
 
-Usage: bench/storm_bench.py [--terse build/terse-server] [--types rpush,hset,sadd,zadd]
+Usage: bench/storm_bench.py [--terse build/terse-server] [--types rpush,hset,sadd,zadd,xadd]
                             [--maxmemory-mb 64]
 """
 import argparse
@@ -82,6 +82,8 @@ def storm(port: int, kind: str, values: list, budget: int) -> dict:
                 pipe.hset("k", b"f%d" % j, v)
             elif kind == "sadd":
                 pipe.sadd("k", v)
+            elif kind == "xadd":
+                pipe.xadd("k", {"v": v}, id="%d-1" % (j + 1))
             else:
                 pipe.zadd("k", {v: j})
         refused = 0
@@ -101,6 +103,9 @@ def storm(port: int, kind: str, values: list, budget: int) -> dict:
         exact = r.hgetall("k") == {b"f%d" % j: element(values, j) for j in ok}
     elif kind == "sadd":
         exact = r.smembers("k") == {element(values, j) for j in ok}
+    elif kind == "xadd":
+        exact = [(e[0], e[1][b"v"]) for e in r.xrange("k")] == [
+            (b"%d-1" % (j + 1), element(values, j)) for j in ok]
     else:
         exact = r.zrange("k", 0, -1) == [element(values, j) for j in ok]
     return {"accepted": len(ok), "peak": peak / budget, "exact": exact}
@@ -109,7 +114,7 @@ def storm(port: int, kind: str, values: list, budget: int) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--terse", default="build/terse-server")
-    ap.add_argument("--types", default="rpush,hset,sadd,zadd")
+    ap.add_argument("--types", default="rpush,hset,sadd,zadd,xadd")
     ap.add_argument("--maxmemory-mb", type=int, default=64)
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="bench-storm-")

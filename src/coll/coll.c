@@ -504,14 +504,10 @@ static void rotate(struct coll_env *env, struct coll *c)
     c->pend_next = NULL;
 }
 
-/* Whether the chunk at it is one the compressor leaves RAW: within keep_raw of a list's end, or
- * a stream's last node (its open tail, rewritten by every XADD). */
+/* Whether the chunk at it is one the compressor leaves RAW: within keep_raw of a list's end (a
+ * stream's open tail is simply not pending: coll_stream.c). */
 static bool kept_raw(const struct coll *c, const struct coll_it *it)
 {
-    if (c->type == COLL_STREAM) {
-        struct coll_it last = coll_tree_end(&c->tree);
-        return last.leaf == it->leaf && last.slot == it->slot;
-    }
     return c->keep_raw > 0 && c->type == COLL_LIST && near_list_end(c, it);
 }
 

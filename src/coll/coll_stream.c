@@ -17,15 +17,35 @@
 #include "store/form/store_varint.h"
 #include "terse/status.h"
 
-/* The meta chunk was just written: it is never compressed (it is rewritten by most writes
- * and is small), so it is not pending. */
-static void meta_settle(struct coll_env *env, struct coll *c)
+/* A chunk of c taken off (unpend) or put back on (repend) the compressor's work: the meta
+ * and the open tail are never compressed (every write rewrites them), so neither is pending
+ * (admission, which compresses what is pending before it refuses a write, would wait on them
+ * for ever); the node an XADD closes is pending from then on. */
+static void unpend(struct coll_env *env, struct coll *c, struct coll_chunk *ch)
 {
-    if (c->meta->flags & COLL_CHUNK_PENDING) {
-        c->meta->flags &= (uint8_t)~COLL_CHUNK_PENDING;
+    if (ch->flags & COLL_CHUNK_PENDING) {
+        ch->flags &= (uint8_t)~COLL_CHUNK_PENDING;
         c->n_pending--;
         env->st.n_pending--;
     }
+}
+
+static void repend(struct coll_env *env, struct coll *c, struct coll_chunk *ch)
+{
+    struct codec_value_info info;
+
+    if (!(ch->flags & COLL_CHUNK_PENDING) && codec_value_info(ch->data, ch->len, &info) == TERSE_OK &&
+        info.kind == CODEC_RAW) {
+        ch->flags |= COLL_CHUNK_PENDING;
+        c->n_pending++;
+        env->st.n_pending++;
+        coll_pending_note(env, c);
+    }
+}
+
+static void meta_settle(struct coll_env *env, struct coll *c)
+{
+    unpend(env, c, c->meta);
 }
 
 int coll_stream_set_meta(struct coll_env *env, struct coll *c, const uint8_t *form, size_t len)
@@ -302,11 +322,18 @@ int coll_stream_append(struct coll_env *env, struct coll *c, const struct store_
         }
         p = node_header_put(b, &fresh);
         (void)store_stream_entry_put(p, e);
-        if (coll_it_valid(&it)) {
-            pend_note(c, c->count - nd.live); /* the node it closed: now the compressor's */
-        }
+        struct coll_chunk *closed = coll_it_valid(&it) ? coll_tree_desc(&it)->chunk : NULL;
+        uint64_t closed_at = c->count - (coll_it_valid(&it) ? nd.live : 0);
         it.leaf = NULL; /* at the end */
-        return node_insert(env, c, &it, b, nlen, 1, &e->id);
+        st = node_insert(env, c, &it, b, nlen, 1, &e->id);
+        if (st == TERSE_OK) {
+            unpend(env, c, coll_tree_desc(&it)->chunk);
+            if (closed != NULL) {
+                repend(env, c, closed); /* the node it closed: now the compressor's */
+                pend_note(c, closed_at);
+            }
+        }
+        return st;
     }
     hlen = (size_t)(body - form);
     nd.lp += store_stream_lp_add(&first, e);
@@ -323,7 +350,11 @@ int coll_stream_append(struct coll_env *env, struct coll *c, const struct store_
     p = node_header_put(b, &nd);
     memcpy(p, body, len - hlen);
     (void)store_stream_entry_put(p + (len - hlen), e);
-    return node_rewrite(env, c, &it, b, nlen, (uint32_t)nd.live, &first.id);
+    st = node_rewrite(env, c, &it, b, nlen, (uint32_t)nd.live, &first.id);
+    if (st == TERSE_OK) {
+        unpend(env, c, coll_tree_desc(&it)->chunk); /* the open tail */
+    }
+    return st;
 }
 
 /* Orders a target ID against a descriptor's key (its node's first ID). */
