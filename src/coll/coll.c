@@ -27,19 +27,19 @@
 #include "terse/status.h"
 #include "coll/coll_env_internal.h"
 
-static void *tree_alloc(void *opaque, size_t n)
+void *coll_mem_alloc(void *opaque, size_t n)
 {
     (void)opaque;
     return core_alloc(n);
 }
 
-static void tree_free(void *opaque, void *p)
+void coll_mem_free(void *opaque, void *p)
 {
     (void)opaque;
     core_free(p);
 }
 
-static const struct coll_alloc tree_mem = {tree_alloc, tree_free, NULL};
+static const struct coll_alloc tree_mem = {coll_mem_alloc, coll_mem_free, NULL};
 
 int coll_env_create(struct coll_env **out)
 {

@@ -165,16 +165,14 @@ int coll_chunk_put(struct coll_env *env, struct coll *c, const uint8_t *form, si
     return TERSE_OK;
 }
 
-int coll_adopt_chunk(struct coll_env *env, struct coll *c, const uint8_t *stored, size_t len,
-                     uint32_t count, const struct coll_key *key)
+int coll_chunk_from_stored(const uint8_t *stored, size_t len, struct coll_chunk **out,
+                           struct codec_value_info *info)
 {
-    struct codec_value_info info;
     struct coll_chunk *ch;
-    struct coll_desc d;
-    struct coll_it at = {NULL, 0};
 
-    if (count == 0 || codec_value_info(stored, len, &info) != TERSE_OK ||
-        info.header_len + info.payload_len != len || info.orig_len > UINT32_MAX) {
+    *out = NULL;
+    if (codec_value_info(stored, len, info) != TERSE_OK ||
+        info->header_len + info->payload_len != len || info->orig_len > UINT32_MAX) {
         return TERSE_ECORRUPT;
     }
     ch = core_alloc(sizeof(*ch) + len);
@@ -183,9 +181,26 @@ int coll_adopt_chunk(struct coll_env *env, struct coll *c, const uint8_t *stored
     }
     memcpy(ch->data, stored, len);
     ch->len = ch->cap = (uint32_t)len;
-    ch->flags = info.kind == CODEC_RAW ? COLL_CHUNK_PENDING : 0;
+    ch->flags = 0;
     memset(ch->pad, 0, sizeof(ch->pad));
-    ch->raw = (uint32_t)info.orig_len;
+    ch->raw = (uint32_t)info->orig_len;
+    *out = ch;
+    return TERSE_OK;
+}
+
+int coll_adopt_chunk(struct coll_env *env, struct coll *c, const uint8_t *stored, size_t len,
+                     uint32_t count, const struct coll_key *key)
+{
+    struct codec_value_info info;
+    struct coll_chunk *ch;
+    struct coll_desc d;
+    struct coll_it at = {NULL, 0};
+    int st = count == 0 ? TERSE_ECORRUPT : coll_chunk_from_stored(stored, len, &ch, &info);
+
+    if (st != TERSE_OK) {
+        return st;
+    }
+    ch->flags = info.kind == CODEC_RAW ? COLL_CHUNK_PENDING : 0;
     d.chunk = ch;
     d.count = count;
     d.raw_len = (uint32_t)info.orig_len;

@@ -11,6 +11,8 @@
 #include "coll/coll.h"
 #include "coll/coll_slab.h"
 
+struct codec_value_info;
+
 #define COLL_SPARE_N 4
 #define COLL_SPARE_MAX (64u * 1024 + 256) /* a bigger dropped block goes back to the allocator */
 #define COLL_SEEN_N 4
@@ -55,5 +57,16 @@ void coll_spares_free(struct coll_env *env, size_t keep);
 
 /* The usable bytes of ch's block (a slab's class, or the heap's usable size). */
 size_t coll_chunk_usable(const struct coll_chunk *ch);
+
+/* core_alloc and core_free in the (opaque, ...) shape the tree's and a model's allocators
+ * take: what every container's memory comes from. */
+void *coll_mem_alloc(void *opaque, size_t n);
+void coll_mem_free(void *opaque, void *p);
+
+/* A heap block holding a copy of stored (a codec stored form of len bytes whose header
+ * parses: what a snapshot gives), flags 0, *info its header: TERSE_OK, TERSE_ECORRUPT,
+ * TERSE_ENOMEM. Not counted anywhere yet. */
+int coll_chunk_from_stored(const uint8_t *stored, size_t len, struct coll_chunk **out,
+                           struct codec_value_info *info);
 
 #endif /* TERSE_COLL_ENV_INTERNAL_H */

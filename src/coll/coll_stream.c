@@ -73,21 +73,12 @@ int coll_stream_adopt_meta(struct coll_env *env, struct coll *c, const uint8_t *
 {
     struct codec_value_info info;
     struct coll_chunk *ch;
+    int st = c->meta != NULL ? TERSE_ECORRUPT : coll_chunk_from_stored(stored, len, &ch, &info);
 
     (void)env;
-    if (c->meta != NULL || codec_value_info(stored, len, &info) != TERSE_OK ||
-        info.header_len + info.payload_len != len || info.orig_len > UINT32_MAX) {
-        return TERSE_ECORRUPT;
+    if (st != TERSE_OK) {
+        return st;
     }
-    ch = core_alloc(sizeof(*ch) + len);
-    if (ch == NULL) {
-        return TERSE_ENOMEM;
-    }
-    memcpy(ch->data, stored, len);
-    ch->len = ch->cap = (uint32_t)len;
-    ch->flags = 0;
-    memset(ch->pad, 0, sizeof(ch->pad));
-    ch->raw = (uint32_t)info.orig_len;
     c->raw += info.orig_len;
     c->bytes += core_mem_usable(ch);
     c->meta = ch;
@@ -256,22 +247,10 @@ int coll_stream_from_model(struct coll_env *env, const struct store_stream *s,
     return TERSE_OK;
 }
 
-static void *mem_alloc(void *opaque, size_t n)
-{
-    (void)opaque;
-    return core_alloc(n);
-}
-
-static void mem_free(void *opaque, void *p)
-{
-    (void)opaque;
-    core_free(p);
-}
-
 int coll_stream_from_form(struct coll_env *env, const uint8_t *form, size_t len,
                           uint32_t chunk_max, struct coll **out)
 {
-    const terse_allocator a = {mem_alloc, mem_free, NULL};
+    const terse_allocator a = {coll_mem_alloc, coll_mem_free, NULL};
     struct store_stream s;
     int st = store_stream_decode(&s, &a, form, len);
 
@@ -592,7 +571,7 @@ int coll_stream_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size
 
 int coll_stream_verify(struct coll_env *env, struct coll *c)
 {
-    const terse_allocator a = {mem_alloc, mem_free, NULL};
+    const terse_allocator a = {coll_mem_alloc, coll_mem_free, NULL};
     const uint8_t *m, *form, *body;
     size_t mlen, len;
     struct store_stream s;
