@@ -311,6 +311,22 @@ static int open_copy(struct coll *dst, struct coll_open *d, const struct coll_op
     return TERSE_OK;
 }
 
+/* A copy of src as held, in an exact block of the heap's, counted in d (its pending mark is
+ * the caller's to count). NULL when out of memory. */
+static struct coll_chunk *chunk_dup(struct coll *d, const struct coll_chunk *src)
+{
+    struct coll_chunk *ch = core_alloc(sizeof(*ch) + src->len);
+
+    if (ch != NULL) {
+        memcpy(ch, src, sizeof(*ch) + src->len);
+        ch->cap = src->len;
+        ch->flags &= (uint8_t)~COLL_CHUNK_SLAB;
+        d->raw += ch->raw;
+        d->bytes += core_mem_usable(ch);
+    }
+    return ch;
+}
+
 int coll_copy(struct coll_env *env, const struct coll *c, struct coll **out)
 {
     struct coll *d;
@@ -332,31 +348,18 @@ int coll_copy(struct coll_env *env, const struct coll *c, struct coll **out)
         open_copy(d, &d->tail, &c->tail) != TERSE_OK) {
         goto fail;
     }
-    if (c->meta != NULL) {
-        d->meta = core_alloc(sizeof(*c->meta) + c->meta->len);
-        if (d->meta == NULL) {
-            goto fail;
-        }
-        memcpy(d->meta, c->meta, sizeof(*c->meta) + c->meta->len);
-        d->meta->cap = c->meta->len;
-        d->meta->flags &= (uint8_t)~COLL_CHUNK_SLAB;
-        d->raw += d->meta->raw;
-        d->bytes += core_mem_usable(d->meta);
+    if (c->meta != NULL && (d->meta = chunk_dup(d, c->meta)) == NULL) {
+        goto fail;
     }
     for (it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
         const struct coll_desc *sd = coll_tree_desc(&it);
         struct coll_desc nd = *sd;
         struct coll_it at = {NULL, 0};
-        struct coll_chunk *ch = core_alloc(sizeof(*ch) + sd->chunk->len);
+        struct coll_chunk *ch = chunk_dup(d, sd->chunk);
 
         if (ch == NULL) {
             goto fail;
         }
-        memcpy(ch, sd->chunk, sizeof(*ch) + sd->chunk->len);
-        ch->cap = sd->chunk->len;
-        ch->flags &= (uint8_t)~COLL_CHUNK_SLAB; /* an exact block of the heap's */
-        d->raw += ch->raw;
-        d->bytes += core_mem_usable(ch);
         if (ch->flags & COLL_CHUNK_PENDING) {
             d->n_pending++;
             env->st.n_pending++;
@@ -430,9 +433,7 @@ static size_t compress_one(struct coll_env *env, struct coll *c, struct coll_it 
     raw = codec_value_recompress(env->codec, ch->data, ch->len, buf, ch->len, &out) != TERSE_OK ||
           out == 0 || out >= ch->len;
     if (raw) {
-        ch->flags &= (uint8_t)~COLL_CHUNK_PENDING;
-        c->n_pending--;
-        env->st.n_pending--;
+        coll_chunk_unpend(env, c, ch);
         if (!(ch->flags & COLL_CHUNK_SLAB)) {
             return 0;
         }
@@ -504,13 +505,6 @@ static void rotate(struct coll_env *env, struct coll *c)
     c->pend_next = NULL;
 }
 
-/* Whether the chunk at it is one the compressor leaves RAW: within keep_raw of a list's end (a
- * stream's open tail is simply not pending: coll_stream.c). */
-static bool kept_raw(const struct coll *c, const struct coll_it *it)
-{
-    return c->keep_raw > 0 && c->type == COLL_LIST && near_list_end(c, it);
-}
-
 /* Descriptors a lap passes over between two looks at the clock. */
 #define COMPRESS_CLOCK_EVERY 256u
 
@@ -550,7 +544,7 @@ size_t coll_compress_step(struct coll_env *env, uint64_t budget_us,
             if (!(d->chunk->flags & COLL_CHUNK_PENDING)) {
                 continue;
             }
-            if (kept_raw(c, &it)) {
+            if (c->keep_raw > 0 && c->type == COLL_LIST && near_list_end(c, &it)) {
                 skipped = skipped < rank ? skipped : rank;
                 continue;
             }

@@ -153,16 +153,33 @@ int coll_chunk_put(struct coll_env *env, struct coll *c, const uint8_t *form, si
     seen_note(env, ch, ch->data + (stored - len), len); /* RAW: the form ends the block */
     ch->len = (uint32_t)stored;
     ch->cap = (uint32_t)cap;
-    ch->flags |= COLL_CHUNK_PENDING | COLL_CHUNK_HOT;
+    ch->flags |= COLL_CHUNK_HOT;
     memset(ch->pad, 0, sizeof(ch->pad));
     ch->raw = (uint32_t)len;
     c->raw += len;
     c->bytes += usable;
-    c->n_pending++;
-    env->st.n_pending++;
-    coll_pending_note(env, c);
+    coll_chunk_pend(env, c, ch);
     *out = ch;
     return TERSE_OK;
+}
+
+void coll_chunk_pend(struct coll_env *env, struct coll *c, struct coll_chunk *ch)
+{
+    if (!(ch->flags & COLL_CHUNK_PENDING)) {
+        ch->flags |= COLL_CHUNK_PENDING;
+        c->n_pending++;
+        env->st.n_pending++;
+    }
+    coll_pending_note(env, c);
+}
+
+void coll_chunk_unpend(struct coll_env *env, struct coll *c, struct coll_chunk *ch)
+{
+    if (ch->flags & COLL_CHUNK_PENDING) {
+        ch->flags &= (uint8_t)~COLL_CHUNK_PENDING;
+        c->n_pending--;
+        env->st.n_pending--;
+    }
 }
 
 int coll_chunk_from_stored(const uint8_t *stored, size_t len, struct coll_chunk **out,
@@ -200,7 +217,6 @@ int coll_adopt_chunk(struct coll_env *env, struct coll *c, const uint8_t *stored
     if (st != TERSE_OK) {
         return st;
     }
-    ch->flags = info.kind == CODEC_RAW ? COLL_CHUNK_PENDING : 0;
     d.chunk = ch;
     d.count = count;
     d.raw_len = (uint32_t)info.orig_len;
@@ -212,10 +228,8 @@ int coll_adopt_chunk(struct coll_env *env, struct coll *c, const uint8_t *stored
     c->raw += info.orig_len;
     c->bytes += core_mem_usable(ch);
     c->count += count;
-    if (ch->flags & COLL_CHUNK_PENDING) {
-        c->n_pending++;
-        env->st.n_pending++;
-        coll_pending_note(env, c);
+    if (info.kind == CODEC_RAW) {
+        coll_chunk_pend(env, c, ch);
     }
     return TERSE_OK;
 }
@@ -234,12 +248,8 @@ int coll_chunk_rewrite(struct coll_env *env, struct coll *c, struct coll_chunk *
         c->raw = c->raw - ch->raw + len;
         ch->raw = (uint32_t)len;
         ch->len = (uint32_t)stored;
-        if (!(ch->flags & COLL_CHUNK_PENDING)) {
-            c->n_pending++;
-            env->st.n_pending++;
-        }
-        ch->flags |= COLL_CHUNK_PENDING | COLL_CHUNK_HOT;
-        coll_pending_note(env, c);
+        ch->flags |= COLL_CHUNK_HOT;
+        coll_chunk_pend(env, c, ch);
         return TERSE_OK;
     }
     st = coll_chunk_put(env, c, form, len, &nc);
@@ -257,10 +267,7 @@ void coll_chunk_drop(struct coll_env *env, struct coll *c, struct coll_chunk *ch
         return;
     }
     seen_forget(env, ch);
-    if (ch->flags & COLL_CHUNK_PENDING) {
-        c->n_pending--;
-        env->st.n_pending--;
-    }
+    coll_chunk_unpend(env, c, ch);
     c->raw -= ch->raw;
     c->bytes -= coll_chunk_usable(ch);
     chunk_block_give(env, ch);

@@ -63,6 +63,11 @@ size_t coll_chunk_usable(const struct coll_chunk *ch);
 void *coll_mem_alloc(void *opaque, size_t n);
 void coll_mem_free(void *opaque, void *p);
 
+/* Puts ch, a chunk of c, on the compressor's work (pending: counted in c and the env, c on the
+ * env's pending list), or takes it off. Either is a no-op when already so. */
+void coll_chunk_pend(struct coll_env *env, struct coll *c, struct coll_chunk *ch);
+void coll_chunk_unpend(struct coll_env *env, struct coll *c, struct coll_chunk *ch);
+
 /* A heap block holding a copy of stored (a codec stored form of len bytes whose header
  * parses: what a snapshot gives), flags 0, *info its header: TERSE_OK, TERSE_ECORRUPT,
  * TERSE_ENOMEM. Not counted anywhere yet. */

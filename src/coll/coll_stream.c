@@ -17,35 +17,16 @@
 #include "store/form/store_varint.h"
 #include "terse/status.h"
 
-/* A chunk of c taken off (unpend) or put back on (repend) the compressor's work: the meta
- * and the open tail are never compressed (every write rewrites them), so neither is pending
- * (admission, which compresses what is pending before it refuses a write, would wait on them
- * for ever); the node an XADD closes is pending from then on. */
-static void unpend(struct coll_env *env, struct coll *c, struct coll_chunk *ch)
-{
-    if (ch->flags & COLL_CHUNK_PENDING) {
-        ch->flags &= (uint8_t)~COLL_CHUNK_PENDING;
-        c->n_pending--;
-        env->st.n_pending--;
-    }
-}
-
-static void repend(struct coll_env *env, struct coll *c, struct coll_chunk *ch)
+/* The meta and the open tail are never compressed (every write rewrites them), so neither is
+ * pending (admission, which compresses what is pending before it refuses a write, would wait
+ * on them for ever); the node an XADD closes is pending from then on, if it is RAW. */
+static void closed_pend(struct coll_env *env, struct coll *c, struct coll_chunk *ch)
 {
     struct codec_value_info info;
 
-    if (!(ch->flags & COLL_CHUNK_PENDING) && codec_value_info(ch->data, ch->len, &info) == TERSE_OK &&
-        info.kind == CODEC_RAW) {
-        ch->flags |= COLL_CHUNK_PENDING;
-        c->n_pending++;
-        env->st.n_pending++;
-        coll_pending_note(env, c);
+    if (codec_value_info(ch->data, ch->len, &info) == TERSE_OK && info.kind == CODEC_RAW) {
+        coll_chunk_pend(env, c, ch);
     }
-}
-
-static void meta_settle(struct coll_env *env, struct coll *c)
-{
-    unpend(env, c, c->meta);
 }
 
 int coll_stream_set_meta(struct coll_env *env, struct coll *c, const uint8_t *form, size_t len)
@@ -58,7 +39,7 @@ int coll_stream_set_meta(struct coll_env *env, struct coll *c, const uint8_t *fo
         st = coll_chunk_rewrite(env, c, &c->meta, form, len);
     }
     if (st == TERSE_OK) {
-        meta_settle(env, c);
+        coll_chunk_unpend(env, c, c->meta);
     }
     return st;
 }
@@ -247,21 +228,6 @@ int coll_stream_from_model(struct coll_env *env, const struct store_stream *s,
     return TERSE_OK;
 }
 
-int coll_stream_from_form(struct coll_env *env, const uint8_t *form, size_t len,
-                          uint32_t chunk_max, struct coll **out)
-{
-    const terse_allocator a = {coll_mem_alloc, coll_mem_free, NULL};
-    struct store_stream s;
-    int st = store_stream_decode(&s, &a, form, len);
-
-    *out = NULL;
-    if (st == TERSE_OK) {
-        st = coll_stream_from_model(env, &s, chunk_max, out);
-    }
-    store_stream_deinit(&s);
-    return st;
-}
-
 /* ---- edits --------------------------------------------------------------------------------- */
 
 /* A write marked the chunk at rank pending: the compressor's next lap starts there at the
@@ -294,6 +260,9 @@ int coll_stream_append(struct coll_env *env, struct coll *c, const struct store_
     }
     if (!coll_it_valid(&it) || store_stream_node_full(&nd, e, max_entries, max_bytes)) {
         struct store_stream_node fresh = {1, 1, store_stream_lp_add(NULL, e)};
+        struct coll_chunk *closed = coll_it_valid(&it) ? coll_tree_desc(&it)->chunk : NULL;
+        uint64_t closed_at = closed != NULL ? c->count - nd.live : 0;
+
         nlen = node_header_len(&fresh) + store_stream_entry_size(e);
         b = coll_env_build_buf(env, nlen);
         if (b == NULL) {
@@ -301,14 +270,12 @@ int coll_stream_append(struct coll_env *env, struct coll *c, const struct store_
         }
         p = node_header_put(b, &fresh);
         (void)store_stream_entry_put(p, e);
-        struct coll_chunk *closed = coll_it_valid(&it) ? coll_tree_desc(&it)->chunk : NULL;
-        uint64_t closed_at = c->count - (coll_it_valid(&it) ? nd.live : 0);
         it.leaf = NULL; /* at the end */
         st = node_insert(env, c, &it, b, nlen, 1, &e->id);
         if (st == TERSE_OK) {
-            unpend(env, c, coll_tree_desc(&it)->chunk);
+            coll_chunk_unpend(env, c, coll_tree_desc(&it)->chunk);
             if (closed != NULL) {
-                repend(env, c, closed); /* the node it closed: now the compressor's */
+                closed_pend(env, c, closed); /* the node it closed: now the compressor's */
                 pend_note(c, closed_at);
             }
         }
@@ -331,7 +298,7 @@ int coll_stream_append(struct coll_env *env, struct coll *c, const struct store_
     (void)store_stream_entry_put(p + (len - hlen), e);
     st = node_rewrite(env, c, &it, b, nlen, (uint32_t)nd.live, &first.id);
     if (st == TERSE_OK) {
-        unpend(env, c, coll_tree_desc(&it)->chunk); /* the open tail */
+        coll_chunk_unpend(env, c, coll_tree_desc(&it)->chunk); /* the open tail */
     }
     return st;
 }
@@ -354,8 +321,7 @@ int coll_stream_seek(struct coll_env *env, struct coll *c, const struct store_st
     size_t len;
     uint64_t base;
     int st;
-
-    struct store_stream_id target = *id;
+    struct store_stream_id target = *id; /* the seek's comparison takes a mutable arg */
 
     *rank = c->count;
     if (!coll_tree_seek_key(&c->tree, id_key_cmp, &target, &it)) {

@@ -35,10 +35,6 @@
  * TERSE_ENOMEM, TERSE_ETOOBIG (a node past a chunk's 4 GiB). */
 int coll_stream_from_model(struct coll_env *env, const struct store_stream *s,
                            uint32_t chunk_max, struct coll **out);
-/* The same from a stream form (a load). TERSE_ECORRUPT for a form that does not decode. */
-int coll_stream_from_form(struct coll_env *env, const uint8_t *form, size_t len,
-                          uint32_t chunk_max, struct coll **out);
-
 /* The meta form, verified (*form: a view valid until the next call on the env). TERSE_OK,
  * TERSE_ECORRUPT. */
 int coll_stream_meta(struct coll_env *env, struct coll *c, const uint8_t **form, size_t *len);

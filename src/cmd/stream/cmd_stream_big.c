@@ -12,8 +12,8 @@
  * again (a stream rarely shrinks to one node and stays there).
  *
  * Buffers: struct cmd_stream_big and its entry array are the server's (srv->stream_big), made
- * from srv->alloc (the array by coll_stream_read_node) on first use, reused by every command, freed by
- * cmd_stream_big_free. The entries' pairs point into a chunk or the env's decode buffer:
+ * from srv->alloc (the array by coll_stream_read_node) on first use, reused by every command,
+ * freed by cmd_stream_big_free. The entries' pairs point into a chunk or the env's decode buffer:
  * valid until the next node read.
  */
 #include "cmd/stream/cmd_stream.h"
@@ -240,16 +240,22 @@ bool cmd_stream_nodes_next(const struct store_stream *s, struct cmd_stream_nodes
     return true;
 }
 
+/* The model's form into scratch2: *len. TERSE_OK or a status. */
+static int encode_scratch2(struct cmd_call *c, const struct store_stream *s, size_t *len)
+{
+    size_t need = store_stream_size(s);
+    int st = cmd_scratch2_reserve(c->srv, need);
+
+    return st == TERSE_OK ? store_stream_encode(s, c->srv->scratch2, need, len) : st;
+}
+
 /* The model's meta form (no entry, no node) into scratch2, stored as the chunked stream's. */
 static int store_meta(struct cmd_call *c, const struct store_stream *s)
 {
     struct cmd_stream_big *b = big_of(s);
-    size_t need = store_stream_size(s), len = 0;
-    int st = cmd_scratch2_reserve(c->srv, need);
+    size_t len = 0;
+    int st = encode_scratch2(c, s, &len);
 
-    if (st == TERSE_OK) {
-        st = store_stream_encode(s, c->srv->scratch2, need, &len);
-    }
     if (st == TERSE_OK) {
         st = coll_stream_set_meta(b->env, b->co, c->srv->scratch2, len);
     }
@@ -265,7 +271,7 @@ static int store_meta(struct cmd_call *c, const struct store_stream *s)
 int cmd_stream_store_or_withdraw(struct cmd_call *c, const struct resp_slice *key,
                                  const struct store_stream *s, size_t mark)
 {
-    size_t need, len = 0;
+    size_t len = 0;
     int st;
 
     if (big_of(s) != NULL) {
@@ -283,11 +289,7 @@ int cmd_stream_store_or_withdraw(struct cmd_call *c, const struct resp_slice *ke
             st = cmd_coll_store(c, key, co);
         }
     } else {
-        need = store_stream_size(s);
-        st = cmd_scratch2_reserve(c->srv, need);
-        if (st == TERSE_OK) {
-            st = store_stream_encode(s, c->srv->scratch2, need, &len);
-        }
+        st = encode_scratch2(c, s, &len);
         if (st == TERSE_OK) {
             st = cmd_value_store_form(c, c->cl->db, key, STORE_TYPE_STREAM, len, 0);
         }
