@@ -45,6 +45,9 @@ int coll_env_create(struct coll_env **out)
 {
     struct coll_env *env = core_calloc(1, sizeof(*env));
 
+    if (env != NULL) {
+        env->fp_mask = UINT64_MAX;
+    }
     *out = env;
     return env != NULL ? TERSE_OK : TERSE_ENOMEM;
 }
@@ -69,6 +72,16 @@ uint64_t coll_env_seed(const struct coll_env *env)
     return env->seed;
 }
 
+void coll_env_set_fp_bits(struct coll_env *env, unsigned bits)
+{
+    env->fp_mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+}
+
+uint64_t coll_env_fp_mask(const struct coll_env *env)
+{
+    return env->fp_mask;
+}
+
 void coll_env_stats_get(const struct coll_env *env, struct coll_env_stats *out)
 {
     *out = env->st;
@@ -76,15 +89,23 @@ void coll_env_stats_get(const struct coll_env *env, struct coll_env_stats *out)
 
 void coll_env_trim(struct coll_env *env, size_t keep)
 {
-    if (env->buf_cap > keep) {
-        core_free(env->buf);
-        env->buf = NULL;
-        env->buf_cap = 0;
+    for (int i = 0; i < 2; i++) {
+        if (env->dcap[i] > keep) {
+            core_free(env->dbuf[i]);
+            env->dbuf[i] = NULL;
+            env->dcap[i] = 0;
+            env->dch[i] = NULL;
+        }
     }
     if (env->build_cap > keep) {
         core_free(env->build);
         env->build = NULL;
         env->build_cap = 0;
+    }
+    if (env->side_cap > keep) {
+        core_free(env->side);
+        env->side = NULL;
+        env->side_cap = 0;
     }
     coll_spares_free(env, keep);
 }
@@ -287,8 +308,10 @@ void coll_env_destroy(struct coll_env **pp)
         list_unlink(&env->pending, c);
         c->listed = 0; /* owned by keys: the store frees them; just forget the list */
     }
-    core_free(env->buf);
+    core_free(env->dbuf[0]);
+    core_free(env->dbuf[1]);
     core_free(env->build);
+    core_free(env->side);
     coll_spares_free(env, 0);
     coll_slabs_free(&env->slabs);
     core_free(env);

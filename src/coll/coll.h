@@ -122,6 +122,10 @@ struct codec_ctx *coll_env_codec(const struct coll_env *env);
  * made (0 until then). */
 void coll_env_set_seed(struct coll_env *env, uint64_t seed);
 uint64_t coll_env_seed(const struct coll_env *env);
+/* Tests and fuzzers: sorted sets' member fingerprints (coll_zset.h) keep only their low bits
+ * bits (1..64; 64 by default), so members collide and the paths that tell them apart run. */
+void coll_env_set_fp_bits(struct coll_env *env, unsigned bits);
+uint64_t coll_env_fp_mask(const struct coll_env *env);
 void coll_env_stats_get(const struct coll_env *env, struct coll_env_stats *out);
 /* Frees the env's decode and build buffers, and the spare chunk blocks it keeps for reuse,
  * when they are larger than keep bytes (cron: one huge chunk does not pin its buffer). */
@@ -255,6 +259,11 @@ bool coll_chunk_cold_next(const struct coll *c, const struct coll_it *it, struct
 /* A second buffer of the env, for building a chunk's new form (at least n bytes; valid until
  * the next call). NULL when it cannot grow. */
 uint8_t *coll_env_build_buf(struct coll_env *env, size_t n);
+
+/* A third buffer of the env (at least n bytes, its bytes kept when it grows; valid until the
+ * next call that grows it), for what an engine stages while the decode and build buffers are
+ * in use: a sorted set's map values and members (coll_zset_map.c). NULL when it cannot grow. */
+uint8_t *coll_env_side_buf(struct coll_env *env, size_t n);
 
 /* Puts c on the env's pending list (it has chunks awaiting compression). */
 void coll_pending_note(struct coll_env *env, struct coll *c);

@@ -30,10 +30,16 @@ void coll_env_turn_end(struct coll_env *env)
         env->turn_depth--;
     }
     env->n_seen = 0;
+    env->dch[0] = env->dch[1] = NULL;
 }
 
 static void seen_forget(struct coll_env *env, const struct coll_chunk *ch)
 {
+    for (int i = 0; i < 2; i++) {
+        if (env->dch[i] == ch) {
+            env->dch[i] = NULL;
+        }
+    }
     for (unsigned i = 0; i < env->n_seen; i++) {
         if (env->seen[i].ch == ch) {
             env->seen[i] = env->seen[--env->n_seen];
@@ -304,6 +310,7 @@ int coll_chunk_peek(struct coll_env *env, const struct coll_chunk *ch, const uin
                     size_t *len)
 {
     struct codec_value_info info;
+    unsigned slot;
     int st;
 
     for (unsigned i = 0; i < env->n_seen; i++) {
@@ -322,25 +329,44 @@ int coll_chunk_peek(struct coll_env *env, const struct coll_chunk *ch, const uin
         }
         return st;
     }
+    for (unsigned i = 0; i < 2; i++) {
+        if (env->dch[i] == ch) {
+            env->dlast = i;
+            *form = env->dbuf[i];
+            *len = env->dlen[i];
+            return TERSE_OK;
+        }
+    }
     if (codec_value_info(ch->data, ch->len, &info) != TERSE_OK) {
         env->st.n_corrupt++;
         return TERSE_ECORRUPT;
     }
-    if (grow(&env->buf, &env->buf_cap, info.orig_len + 1) != TERSE_OK) {
+    slot = 1 - env->dlast;
+    env->dch[slot] = NULL;
+    if (grow(&env->dbuf[slot], &env->dcap[slot], info.orig_len + 1) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
-    st = codec_value_decode(env->codec, ch->data, ch->len, env->buf, env->buf_cap, len);
+    st = codec_value_decode(env->codec, ch->data, ch->len, env->dbuf[slot], env->dcap[slot],
+                            len);
     if (st != TERSE_OK) {
         env->st.n_corrupt++;
         return st == TERSE_ENOMEM ? st : TERSE_ECORRUPT;
     }
-    *form = env->buf;
+    env->dlast = slot;
+    env->dch[slot] = env->turn_depth > 0 ? ch : NULL;
+    env->dlen[slot] = *len;
+    *form = env->dbuf[slot];
     return TERSE_OK;
 }
 
 uint8_t *coll_env_build_buf(struct coll_env *env, size_t n)
 {
     return grow(&env->build, &env->build_cap, n) == TERSE_OK ? env->build : NULL;
+}
+
+uint8_t *coll_env_side_buf(struct coll_env *env, size_t n)
+{
+    return grow(&env->side, &env->side_cap, n) == TERSE_OK ? env->side : NULL;
 }
 
 size_t coll_chunk_merged_len(const struct coll_desc *a, const struct coll_desc *b)

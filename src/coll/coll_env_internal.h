@@ -28,10 +28,23 @@ struct coll_env {
     struct codec_ctx *codec;      /* borrowed */
     struct coll *pending;         /* containers with pending chunks (head of the list) */
     struct coll *lazy;            /* released containers awaiting their free */
-    uint8_t *buf;                 /* decode buffer (owned) */
-    size_t buf_cap;
+    /* Two decode buffers (owned), used in turn: a compressed chunk is decoded into the one
+     * not read last. Within a turn each remembers the chunk it holds (dch: NULL when none), so
+     * a command that reads a compressed chunk again (a sorted set's map and order, read two or
+     * three times each by one ZADD) decodes it once; forgotten when the chunk is rewritten or
+     * dropped (seen_forget) and when the turn ends. */
+    uint8_t *dbuf[2];
+    size_t dcap[2];
+    const struct coll_chunk *dch[2];
+    size_t dlen[2];
+    unsigned dlast;               /* the slot read last */
     uint8_t *build;               /* build buffer (owned) */
     size_t build_cap;
+    uint8_t *side;                /* side buffer (owned): what an engine stages while the two
+                                     above are in use (a sorted set's map values, members) */
+    size_t side_cap;
+    uint64_t fp_mask;             /* coll_env_set_fp_bits: the bits a sorted set's member
+                                     fingerprint keeps (all of them but in tests) */
     struct coll_env_stats st;
     uint64_t seed;                /* coll_env_set_seed */
     /* Blocks of dropped chunks kept for the next coll_chunk_put (owned; NULL when empty): a

@@ -212,8 +212,7 @@ static int ents_unique(const uint8_t *form, const struct coll_hash_ent *e, size_
     return TERSE_OK;
 }
 
-/* The sorted entries cut greedily into chunks of at most 3/4 of chunk_bytes, appended. */
-static int ents_cut(struct coll_env *env, struct coll *c, const uint8_t *form,
+int coll_hash_ents_cut(struct coll_env *env, struct coll *c, const uint8_t *form,
                     const struct coll_hash_ent *e, size_t n)
 {
     size_t target = (size_t)c->chunk_max * 3 / 4, a = 0;
@@ -290,7 +289,7 @@ int coll_hash_from_form(struct coll_env *env, enum coll_type type, const uint8_t
         st = coll_hash_create(env, type, shape, out);
     }
     if (st == TERSE_OK) {
-        st = ents_cut(env, *out, form, ents, (size_t)n);
+        st = coll_hash_ents_cut(env, *out, form, ents, (size_t)n);
         if (st != TERSE_OK) {
             coll_destroy(env, *out);
             *out = NULL;

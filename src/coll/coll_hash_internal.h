@@ -86,6 +86,12 @@ bool coll_hash_range_end(const struct coll_it *it, uint64_t *end);
 int coll_hash_chunk_open(struct coll_env *env, const struct coll_desc *d, const uint8_t **form,
                          size_t *len, struct store_hash_it *fit);
 
+/* Entries sorted by (h, off) over the records of src (no field twice), cut greedily into
+ * chunks of at most 3/4 of chunk_bytes and appended to c (empty, or ending before the first
+ * entry's h): a bulk build's last step. TERSE_OK, TERSE_ENOMEM (the chunks made stay in c). */
+int coll_hash_ents_cut(struct coll_env *env, struct coll *c, const uint8_t *src,
+                       const struct coll_hash_ent *e, size_t n);
+
 /* Sorts entries by (h, off): heapsort, in place, no allocation (qsort may allocate). */
 void coll_hash_ents_sort(struct coll_hash_ent *e, size_t n);
 

@@ -175,12 +175,31 @@ bool coll_tree_seek_key(const struct coll_tree *t, coll_key_cmp *cmp, void *arg,
         it->leaf = NULL;
         return false;
     }
+    /* In each node the entry taken is the last whose key is not after the target (the first
+     * when every key is): a binary search, since "after" holds for a suffix of the keys. */
     while (!n->leaf) {
-        for (i = n->n - 1u; i > 0 && cmp(arg, &n->u.in.key[i]) < 0; i--) {
+        unsigned lo = 1, hi = n->n;
+        while (lo < hi) {
+            unsigned mid = lo + (hi - lo) / 2;
+            if (cmp(arg, &n->u.in.key[mid]) < 0) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
         }
-        n = n->u.in.child[i];
+        n = n->u.in.child[lo - 1];
     }
-    for (i = n->n - 1u; i > 0 && cmp(arg, &n->u.d[i].key) < 0; i--) {
+    {
+        unsigned lo = 1, hi = n->n;
+        while (lo < hi) {
+            unsigned mid = lo + (hi - lo) / 2;
+            if (cmp(arg, &n->u.d[mid].key) < 0) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        i = lo - 1;
     }
     it->leaf = (struct coll_node *)(uintptr_t)n;
     it->slot = i;

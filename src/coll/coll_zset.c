@@ -1,6 +1,6 @@
 /*
- * coll_zset: sorted sets as chunked containers (coll_zset.h): the design, their life, the bulk
- * build, the searches (locate, ranks, seeks) and the helpers the engine's other files share
+ * coll_zset: sorted sets as chunked containers (coll_zset.h): the design, their life, the
+ * searches of the order (locate, seeks) and the helpers the engine's other files share
  * (coll_zset_internal.h).
  *
  * Finding an element among chunks whose first scores tie. A descriptor's key.k is the image of
@@ -27,12 +27,6 @@
  * probe: the last chunk whose key is < key(s) (<= for exclusive) holds the answer or ends just
  * before it, so one descent and one chunk read.
  *
- * Bulk build (coll_zset_from_form): one pass checks the form (lengths, 8-byte scores, no NaN,
- * strictly increasing pairs); the member map is built from the same bytes (a zset form is a
- * hash form: coll_hash_from_form, which also finds a member given twice in O(n log n)); then
- * the records are cut greedily into chunks of at most 3/4 of chunk_bytes (a bigger record
- * alone), each one memcpy of a span of the form, appended to the tree.
- *
  * Buffers: forms of chunks are views (coll_chunk_read: the chunk itself or the env's decode
  * buffer, owned by the env); new forms are built in the env's build buffer (owned by the env);
  * chunks are owned by c (or c->aux for the map's), the map by c.
@@ -41,8 +35,6 @@
 
 #include <math.h>
 
-#include "codec/codec_value.h"
-#include "core/core_mem.h"
 #include "terse/status.h"
 
 #include <assert.h>
@@ -113,23 +105,6 @@ static int chunk_first(struct coll_env *env, const struct coll_desc *d, struct s
     }
     st = coll_zset_next(env, &fit, el);
     return st == 1 ? TERSE_OK : st < 0 ? st : coll_zset_corrupt(env);
-}
-
-int coll_zset_map_score(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
-                        double *score)
-{
-    const uint8_t *v = NULL;
-    size_t vlen = 0;
-    int rc = coll_hash_get(env, c->aux, m, mlen, &v, &vlen);
-
-    if (rc != 1) {
-        return rc;
-    }
-    if (vlen != STORE_ZSET_SCORE_LEN) {
-        return coll_zset_corrupt(env);
-    }
-    *score = store_zset_score(v);
-    return isnan(*score) ? coll_zset_corrupt(env) : 1;
 }
 
 /* ---- searches ---------------------------------------------------------------------------- */
@@ -243,11 +218,6 @@ int coll_zset_locate(struct coll_env *env, struct coll *c, const struct store_zs
 
 /* ---- life -------------------------------------------------------------------------------- */
 
-static bool shape_ok(const struct coll_zset_shape *shape)
-{
-    return shape != NULL && shape->chunk_bytes != 0;
-}
-
 int coll_zset_create(struct coll_env *env, const struct coll_zset_shape *shape,
                      struct coll **out)
 {
@@ -256,7 +226,7 @@ int coll_zset_create(struct coll_env *env, const struct coll_zset_shape *shape,
     int st;
 
     *out = NULL;
-    if (!shape_ok(shape)) {
+    if (!coll_zset_shape_ok(shape)) {
         return TERSE_EINVAL;
     }
     hs.chunk_bytes = shape->chunk_bytes;
@@ -272,182 +242,6 @@ int coll_zset_create(struct coll_env *env, const struct coll_zset_shape *shape,
     }
     *out = c;
     return TERSE_OK;
-}
-
-/* Checks every record of a form (count n): lengths, scores, strict order. */
-static int form_check(const uint8_t *form, size_t len, uint64_t n)
-{
-    struct store_hash_it fit;
-    struct store_hash_kv kv;
-    struct store_zset_el prev = {NULL, 0, 0}, el;
-    uint64_t cnt, i = 0;
-    int rc;
-
-    (void)store_hash_open(form, len, &fit, &cnt);
-    while ((rc = store_hash_next(&fit, &kv)) == 1) {
-        if (kv.vlen != STORE_ZSET_SCORE_LEN) {
-            return TERSE_ECORRUPT;
-        }
-        el.m = kv.f;
-        el.mlen = kv.flen;
-        el.score = store_zset_score(kv.v);
-        if (isnan(el.score) || (i > 0 && store_zset_cmp(&prev, &el) >= 0)) {
-            return TERSE_ECORRUPT;
-        }
-        prev = el;
-        i++;
-    }
-    return rc == 0 && i == n ? TERSE_OK : TERSE_ECORRUPT;
-}
-
-/* The records of form cut into chunks of at most 3/4 of chunk_bytes, appended to c. */
-static int form_cut(struct coll_env *env, struct coll *c, const uint8_t *form, size_t len)
-{
-    size_t target = (size_t)c->chunk_max * 3 / 4;
-    struct store_hash_it fit;
-    struct store_zset_el el;
-    uint64_t cnt;
-
-    (void)store_hash_open(form, len, &fit, &cnt);
-    while (fit.left > 0) {
-        const uint8_t *a = fit.p, *b;
-        struct coll_it at = {NULL, 0};
-        struct coll_desc d;
-        struct coll_chunk *ch;
-        double first = 0;
-        uint64_t n = 0;
-        size_t plen;
-        uint8_t *buf;
-        int st;
-
-        for (;;) {
-            const uint8_t *p = fit.p;
-            uint64_t left = fit.left;
-
-            if (fit.left == 0 || coll_zset_next(env, &fit, &el) != 1) {
-                break;
-            }
-            if (n > 0 && codec_varint_len(n + 1) + (size_t)(fit.p - a) > target) {
-                fit.p = p; /* this record starts the next chunk */
-                fit.left = left;
-                break;
-            }
-            if (n == 0) {
-                first = el.score;
-            }
-            n++;
-        }
-        b = fit.p;
-        plen = codec_varint_len(n) + (size_t)(b - a);
-        buf = coll_env_build_buf(env, plen);
-        if (buf == NULL) {
-            return TERSE_ENOMEM;
-        }
-        memcpy(buf + codec_varint_put(buf, n), a, (size_t)(b - a));
-        st = coll_chunk_put(env, c, buf, plen, &ch);
-        if (st != TERSE_OK) {
-            return st;
-        }
-        d.chunk = ch;
-        d.count = (uint32_t)n;
-        d.raw_len = (uint32_t)plen;
-        d.key = coll_zset_key_of(first);
-        st = coll_tree_insert(&c->tree, &at, &d);
-        if (st != TERSE_OK) {
-            coll_chunk_drop(env, c, ch);
-            return st;
-        }
-        c->count += n;
-    }
-    return TERSE_OK;
-}
-
-int coll_zset_from_form(struct coll_env *env, const uint8_t *form, size_t len,
-                        const struct coll_zset_shape *shape, struct coll **out)
-{
-    struct coll_hash_shape hs;
-    struct store_hash_it fit;
-    struct coll *c, *map;
-    uint64_t n;
-    int st;
-
-    *out = NULL;
-    if (!shape_ok(shape)) {
-        return TERSE_EINVAL;
-    }
-    if (len > CODEC_VALUE_MAX) {
-        return TERSE_ETOOBIG;
-    }
-    /* A record takes 10 bytes at least: a count past len / 10 is a lie. */
-    if (form == NULL || store_hash_open(form, len, &fit, &n) != TERSE_OK || n == 0 ||
-        n > len / 10 || form_check(form, len, n) != TERSE_OK) {
-        return TERSE_ECORRUPT;
-    }
-    hs.chunk_bytes = shape->chunk_bytes;
-    st = coll_hash_from_form(env, COLL_HASH, form, len, &hs, &map);
-    if (st != TERSE_OK) {
-        return st; /* ECORRUPT: a member twice (under two scores) */
-    }
-    st = coll_create(env, COLL_ZSET, shape->chunk_bytes, &c);
-    if (st != TERSE_OK) {
-        coll_destroy(env, map);
-        return st;
-    }
-    c->merge_next = coll_zset_merge_next;
-    c->aux = map;
-    st = form_cut(env, c, form, len);
-    if (st != TERSE_OK) {
-        coll_destroy(env, c);
-        return st;
-    }
-    *out = c;
-    return TERSE_OK;
-}
-
-/* ---- lookups ----------------------------------------------------------------------------- */
-
-int coll_zset_score(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
-                    double *score)
-{
-    return coll_zset_map_score(env, c, m, mlen, score);
-}
-
-int coll_zset_rank(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
-                   uint64_t *rank, double *score)
-{
-    struct store_zset_el el = {m, mlen, 0}, e;
-    struct store_hash_it fit;
-    struct coll_it it;
-    const uint8_t *form;
-    size_t len;
-    int rc = coll_zset_map_score(env, c, m, mlen, &el.score);
-
-    if (rc != 1) {
-        return rc;
-    }
-    if (c->tree.n_chunks == 0) {
-        return coll_zset_corrupt(env); /* the map has a member the order has not */
-    }
-    rc = coll_zset_locate(env, c, &el, &it);
-    if (rc == TERSE_OK) {
-        rc = coll_zset_chunk_open(env, coll_tree_desc(&it), false, &form, &len, &fit);
-    }
-    if (rc != TERSE_OK) {
-        return rc;
-    }
-    for (uint64_t i = 0; (rc = coll_zset_next(env, &fit, &e)) == 1; i++) {
-        int cmp = store_zset_cmp(&e, &el);
-
-        if (cmp == 0) {
-            *rank = coll_tree_rank_of(&it) + i;
-            *score = e.score;
-            return 1;
-        }
-        if (cmp > 0) {
-            break;
-        }
-    }
-    return rc < 0 ? rc : coll_zset_corrupt(env);
 }
 
 int coll_zset_seek_score(struct coll_env *env, struct coll *c, double score, bool exclusive,

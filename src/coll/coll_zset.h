@@ -8,9 +8,13 @@
  *                  consecutive elements in Redis's order; descriptor key.k is the order-
  *                  preserving image of the chunk's first score (coll_zset_score_key), key.aux 0.
  *                  Counts in the tree give ranks: O(log chunks) to find rank r.
- *   c->aux (COLL_HASH, coll_hash.h): the member map, member -> its score as 8 bytes
- *                  (IEEE 754 LE, as in a store_zset form). ZSCORE and the first step of ZADD,
- *                  ZREM and ZRANK are one lookup here.
+ *   c->aux (COLL_HASH, coll_hash.h): the member map, keyed by each member's 64-bit
+ *                  fingerprint: its score (8 bytes, IEEE 754 LE as in a store_zset form) for
+ *                  most members, whose bytes are then kept only in the order; the member
+ *                  itself too for members of long runs of one score and fingerprint
+ *                  collisions (coll_zset_map.c). ZSCORE and the first step of ZADD, ZREM and
+ *                  ZRANK are one lookup here (and one ordered descent to confirm a member
+ *                  known by its fingerprint).
  *
  * An element is found in the ordered part by its (score, member): a descent of the tree by
  * key.k to the last chunk whose first score is <= the score, then, when the scores tie at
@@ -68,9 +72,20 @@ int coll_zset_create(struct coll_env *env, const struct coll_zset_shape *shape,
 int coll_zset_from_form(struct coll_env *env, const uint8_t *form, size_t len,
                         const struct coll_zset_shape *shape, struct coll **out);
 
-/* ZSCORE: 1 with *score, 0 absent, TERSE_ECORRUPT, TERSE_ENOMEM. One map lookup. */
+/* ZSCORE: 1 with *score, 0 absent, TERSE_ECORRUPT, TERSE_ENOMEM. One map lookup, and for a
+ * member held by its fingerprint one ordered descent to confirm it. */
 int coll_zset_score(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
                     double *score);
+
+/* Where a lookup found a member in the order, for the write that follows it (ZADD's
+ * COLL_ZSET_KNOWN_AT): valid until c next changes. */
+struct coll_zset_hint {
+    struct coll_it it; /* the member's chunk, when located */
+    bool located;
+};
+/* coll_zset_score, filling *hint. */
+int coll_zset_score_hint(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
+                         double *score, struct coll_zset_hint *hint);
 
 /* What coll_zset_add did. */
 enum coll_zset_result {
@@ -93,6 +108,11 @@ enum coll_zset_result {
  * LT), TERSE_ETOOBIG, TERSE_ECORRUPT (nothing changed), TERSE_ENOMEM (nothing changed). */
 int coll_zset_add(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
                   double score, unsigned flags, enum coll_zset_result *result, double *old);
+/* coll_zset_add with KNOWN_AT and the hint of the lookup that found the member (NULL: none),
+ * so a move need not locate it again. */
+int coll_zset_add_hint(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
+                       double score, unsigned flags, enum coll_zset_result *result, double *old,
+                       const struct coll_zset_hint *hint);
 
 /* ZREM of one member: 1 removed, 0 absent, TERSE_ECORRUPT, TERSE_ENOMEM (nothing changed). */
 int coll_zset_rem(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen);
@@ -152,6 +172,23 @@ typedef int coll_zset_each_fn(void *arg, const struct store_zset_el *el);
 int coll_zset_remove_range(struct coll_env *env, struct coll *c, uint64_t start, uint64_t n,
                            coll_zset_each_fn *fn, void *arg, uint64_t *removed);
 
+/*
+ * ZSCAN: one step of a scan from cursor (0 starts) over the member map's hash ranges, as
+ * coll_hash_scan's over a hash (its guarantees: the steps of one scan give every member present
+ * for the whole scan exactly once, whatever moves meanwhile, since a member's place is its
+ * fingerprint's): fn gets each member with its score (views valid for the call; fn must not
+ * call into the env), *next the cursor after (0 at the end). A short entry is resolved by one
+ * descent of the order by its score. TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM, or fn's non-zero
+ * return. O(log n + the map chunks given, each entry a descent).
+ */
+int coll_zset_scan(struct coll_env *env, struct coll *c, uint64_t cursor, size_t count,
+                   coll_zset_each_fn *fn, void *arg, uint64_t *next);
+
+/* The element at rank (0 <= rank < count; ZRANDMEMBER's uniform picks): TERSE_OK with *el (a
+ * view), TERSE_EINVAL (rank out of range), TERSE_ECORRUPT, TERSE_ENOMEM. O(log chunks) + one
+ * chunk. */
+int coll_zset_at(struct coll_env *env, struct coll *c, uint64_t rank, struct store_zset_el *el);
+
 /* Bytes coll_zset_to_form needs at most (O(1)). */
 size_t coll_zset_form_size(const struct coll *c);
 
@@ -160,6 +197,16 @@ size_t coll_zset_form_size(const struct coll *c);
  * TERSE_ETOOBIG (cap too small), TERSE_ENOMEM. O(n). */
 int coll_zset_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size_t cap,
                       size_t *out_len);
+
+/* The form of the member map's chunks (coll_zset_map.c: fingerprints, full entries where
+ * needed), as snapshots name it in their map chunks' aux; 0 names the map of members with
+ * their scores that terse wrote before, which a load rebuilds (coll_zset_map_rebuild). */
+#define COLL_ZSET_MAP_FORM 1
+
+/* The member map of c, empty (a snapshot's old map left out), built from its order: O(n log n),
+ * one form of the whole set and one array of n entries allocated and freed. TERSE_OK,
+ * TERSE_ECORRUPT (a member twice), TERSE_ENOMEM. */
+int coll_zset_map_rebuild(struct coll_env *env, struct coll *c);
 
 /* Checks everything (tests, fuzzers): both containers verify (coll_hash_verify for the map),
  * every chunk's form is sorted, the chunks in order with key.k the image of their first

@@ -18,22 +18,135 @@
 #include <math.h>
 
 #include "codec/codec_value.h"
+#include "core/core_mem.h"
 #include "terse/status.h"
 
 #include <assert.h>
 
 /* ---- ZADD -------------------------------------------------------------------------------- */
 
-static int map_put(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
-                   double score, enum coll_hash_result want)
+/* An element's member copied out of its chunk (its views do not outlive the map's writes):
+ * in place when small, else core_alloc'd and freed here. Its entry made full. */
+static int make_full(struct coll_env *env, struct coll *c, const struct store_zset_el *e)
 {
-    enum coll_hash_result res;
-    uint8_t v[STORE_ZSET_SCORE_LEN];
+    uint8_t small[128], *m = e->mlen <= sizeof(small) ? small : core_alloc(e->mlen);
     int st;
 
-    coll_zset_score_put(v, score);
-    st = coll_hash_put(env, c->aux, m, mlen, v, sizeof(v), 0, &res);
-    return st != TERSE_OK ? st : res == want ? TERSE_OK : coll_zset_corrupt(env);
+    if (m == NULL) {
+        return TERSE_ENOMEM;
+    }
+    if (e->mlen > 0) {
+        memcpy(m, e->m, e->mlen);
+    }
+    st = coll_zset_map_make_full(env, c, m, e->mlen, e->score);
+    if (m != small) {
+        core_free(m);
+    }
+    return st;
+}
+
+/*
+ * The run rule (coll_zset_map.c's top) before ins goes at the spot s of the chunk at it (del's
+ * record, when s found it, disregarded: it is moving away). *full: ins's run will have
+ * COLL_ZSET_RUN_FULL elements or more (its entry must be full); when it gets there with this
+ * insert, the entries of the run's other elements are made full first. One pass over the
+ * chunk finds ins's neighbours and the run's elements there; only a run that crosses into
+ * another chunk is measured by two descents. *redo: other chunks were read or the map written,
+ * so s's views are stale (scan again; the tree is as it was). A failure leaves the map valid
+ * (full entries are valid anywhere).
+ */
+static int run_prepare(struct coll_env *env, struct coll *c, const struct coll_it *it,
+                       const struct coll_zset_spot *s, const struct store_zset_el *ins,
+                       bool *full, bool *redo)
+{
+    struct store_hash_it f = {s->form + s->body, s->form + s->len, s->n};
+    uint64_t first = coll_tree_rank_of(it), lo, hi, run = 0;
+    bool have_l = false, have_r = false, have_f = false, tie, cross, next_s;
+    double l = 0, r = 0, fs = 0, last = 0, prev_last = 0;
+    struct store_zset_el e;
+    struct coll_it nx = *it;
+    int st = TERSE_OK;
+
+    *full = *redo = false;
+    for (;;) {
+        size_t at = (size_t)(f.p - s->form);
+        int rc = coll_zset_next(env, &f, &e);
+
+        if (rc != 1) {
+            if (rc < 0) {
+                return rc;
+            }
+            break;
+        }
+        if (s->found && at == s->rs) {
+            continue;
+        }
+        if (!have_f) {
+            have_f = true;
+            fs = e.score;
+        }
+        if (at < s->ins_at) {
+            have_l = true;
+            l = e.score;
+        } else if (!have_r) {
+            have_r = true;
+            r = e.score;
+        }
+        run += e.score == ins->score;
+        last = e.score;
+    }
+    /* The neighbours in other chunks: the last one's last element, the next one's first
+     * (whose key says its score). */
+    if (first > 0 && (!have_l || (have_f && fs == ins->score))) {
+        *redo = true;
+        st = coll_zset_at(env, c, first - 1, &e);
+        if (st != TERSE_OK) {
+            return st;
+        }
+        prev_last = e.score;
+        if (!have_l) {
+            have_l = true;
+            l = prev_last;
+        }
+    }
+    coll_tree_next(&nx);
+    next_s = coll_it_valid(&nx) && coll_tree_desc(&nx)->key.k == coll_zset_score_key(ins->score);
+    tie = (have_l && l == ins->score) || (have_r && r == ins->score) || (!have_r && next_s);
+    if (!tie) {
+        return TERSE_OK;
+    }
+    cross = (first > 0 && prev_last == ins->score && (run == 0 || fs == ins->score)) ||
+            (next_s && (run == 0 || last == ins->score));
+    if (cross) {
+        *redo = true;
+        st = coll_zset_seek_score(env, c, ins->score, false, &lo);
+        if (st == TERSE_OK) {
+            st = coll_zset_seek_score(env, c, ins->score, true, &hi);
+        }
+        if (st != TERSE_OK) {
+            return st;
+        }
+        run = hi - lo;
+    }
+    if (run + 1 < COLL_ZSET_RUN_FULL) {
+        return TERSE_OK;
+    }
+    *full = true;
+    if (run + 1 > COLL_ZSET_RUN_FULL) {
+        return TERSE_OK; /* every element of the run has a full entry already */
+    }
+    *redo = true;
+    st = coll_zset_seek_score(env, c, ins->score, false, &lo);
+    for (uint64_t k = lo; k < lo + run && st == TERSE_OK; k++) {
+        st = coll_zset_at(env, c, k, &e);
+        if (st == TERSE_OK && e.score != ins->score) {
+            continue; /* del, still in the tree (its score is another) */
+        }
+        if (st == TERSE_OK) {
+            st = make_full(env, c, &e);
+        }
+    }
+    return st;
 }
 
 /* The first element of an empty set. */
@@ -58,7 +171,7 @@ static int add_first(struct coll_env *env, struct coll *c, const struct store_zs
     d = (struct coll_desc){ch, 1, (uint32_t)len, coll_zset_key_of(el->score)};
     st = coll_tree_insert(&c->tree, &at, &d);
     if (st == TERSE_OK) {
-        st = map_put(env, c, el->m, el->mlen, el->score, COLL_HASH_ADDED);
+        st = coll_zset_map_set(env, c, el->m, el->mlen, el->score, false, false);
         if (st != TERSE_OK) {
             at = coll_tree_begin(&c->tree);
             coll_tree_remove(&c->tree, &at);
@@ -77,6 +190,7 @@ static int add_new(struct coll_env *env, struct coll *c, const struct store_zset
     struct coll_zset_txn t = {.n = 0};
     struct coll_it it;
     struct coll_zset_spot s;
+    bool tie = false, redo = false;
     int st;
 
     if (c->tree.n_chunks == 0) {
@@ -87,10 +201,16 @@ static int add_new(struct coll_env *env, struct coll *c, const struct store_zset
         st = coll_zset_spot_scan(env, coll_tree_desc(&it), NULL, el, &s);
     }
     if (st == TERSE_OK) {
+        st = run_prepare(env, c, &it, &s, el, &tie, &redo);
+    }
+    if (st == TERSE_OK && redo) {
+        st = coll_zset_spot_scan(env, coll_tree_desc(&it), NULL, el, &s);
+    }
+    if (st == TERSE_OK) {
         st = coll_zset_stage_spot(env, c, &t, &it, &s, el);
     }
     if (st == TERSE_OK) {
-        st = map_put(env, c, el->m, el->mlen, el->score, COLL_HASH_ADDED);
+        st = coll_zset_map_set(env, c, el->m, el->mlen, el->score, tie, false);
         if (st != TERSE_OK) {
             coll_zset_txn_undo(env, c, &t);
         }
@@ -110,19 +230,23 @@ static bool same_it(const struct coll_it *a, const struct coll_it *b)
 
 /* Moves a present member from oe to ne (scores differ). */
 static int add_move(struct coll_env *env, struct coll *c, const struct store_zset_el *oe,
-                    const struct store_zset_el *ne)
+                    const struct store_zset_el *ne, const struct coll_it *known)
 {
     struct coll_zset_txn t = {.n = 0};
     struct coll_it a, tt;
     struct coll_zset_spot s;
     uint64_t rank_a;
-    bool vanish = false;
-    int st;
+    bool vanish = false, tie = false, redo = false;
+    int st = TERSE_OK;
 
     if (c->tree.n_chunks == 0) {
         return coll_zset_corrupt(env);
     }
-    st = coll_zset_locate(env, c, oe, &a);
+    if (known != NULL) {
+        a = *known;
+    } else {
+        st = coll_zset_locate(env, c, oe, &a);
+    }
     if (st == TERSE_OK) {
         st = coll_zset_locate(env, c, ne, &tt);
     }
@@ -134,6 +258,12 @@ static int add_move(struct coll_env *env, struct coll *c, const struct store_zse
         st = coll_zset_spot_scan(env, coll_tree_desc(&a), oe, ne, &s);
         if (st == TERSE_OK && !s.found) {
             st = coll_zset_corrupt(env);
+        }
+        if (st == TERSE_OK) {
+            st = run_prepare(env, c, &a, &s, ne, &tie, &redo);
+        }
+        if (st == TERSE_OK && redo) {
+            st = coll_zset_spot_scan(env, coll_tree_desc(&a), oe, ne, &s);
         }
         if (st == TERSE_OK) {
             st = coll_zset_stage_spot(env, c, &t, &a, &s, ne);
@@ -155,13 +285,19 @@ static int add_move(struct coll_env *env, struct coll *c, const struct store_zse
             st = coll_zset_spot_scan(env, coll_tree_desc(&tt), NULL, ne, &s);
         }
         if (st == TERSE_OK) {
+            st = run_prepare(env, c, &tt, &s, ne, &tie, &redo);
+        }
+        if (st == TERSE_OK && redo) {
+            st = coll_zset_spot_scan(env, coll_tree_desc(&tt), NULL, ne, &s);
+        }
+        if (st == TERSE_OK) {
             t.has_ins = true;
             t.ins_rank = coll_tree_rank_of(&tt) + s.ins_idx;
             st = coll_zset_stage_spot(env, c, &t, &tt, &s, ne);
         }
     }
     if (st == TERSE_OK) {
-        st = map_put(env, c, ne->m, ne->mlen, ne->score, COLL_HASH_UPDATED);
+        st = coll_zset_map_set(env, c, ne->m, ne->mlen, ne->score, tie, true);
     }
     if (st != TERSE_OK) {
         coll_zset_txn_undo(env, c, &t);
@@ -177,7 +313,17 @@ static int add_move(struct coll_env *env, struct coll *c, const struct store_zse
 int coll_zset_add(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
                   double score, unsigned flags, enum coll_zset_result *result, double *old)
 {
+    return coll_zset_add_hint(env, c, m, mlen, score, flags, result, old, NULL);
+}
+
+int coll_zset_add_hint(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
+                       double score, unsigned flags, enum coll_zset_result *result, double *old,
+                       const struct coll_zset_hint *hint)
+{
     struct store_zset_el ne = {m, mlen, score}, oe = {m, mlen, 0};
+    struct coll_it at;
+    uint64_t idx;
+    bool located = false;
     int rc, st;
 
     *result = COLL_ZSET_UNTOUCHED;
@@ -194,8 +340,12 @@ int coll_zset_add(struct coll_env *env, struct coll *c, const uint8_t *m, size_t
     if (flags & (COLL_ZSET_KNOWN_ABSENT | COLL_ZSET_KNOWN_AT)) {
         rc = (flags & COLL_ZSET_KNOWN_AT) != 0;
         oe.score = *old;
+        if (rc == 1 && hint != NULL && hint->located) {
+            at = hint->it;
+            located = true;
+        }
     } else {
-        rc = coll_zset_map_score(env, c, m, mlen, &oe.score);
+        rc = coll_zset_map_find(env, c, m, mlen, &oe.score, &at, &idx, &located);
     }
     if (rc < 0) {
         return rc;
@@ -215,7 +365,7 @@ int coll_zset_add(struct coll_env *env, struct coll *c, const uint8_t *m, size_t
         ((flags & COLL_ZSET_LT) && !(score < oe.score)) || score == oe.score) {
         return TERSE_OK;
     }
-    st = add_move(env, c, &oe, &ne);
+    st = add_move(env, c, &oe, &ne, located ? &at : NULL);
     if (st == TERSE_OK) {
         *result = COLL_ZSET_UPDATED;
     }
@@ -230,8 +380,9 @@ int coll_zset_rem(struct coll_env *env, struct coll *c, const uint8_t *m, size_t
     struct coll_zset_txn t = {.n = 0};
     struct coll_it a;
     struct coll_zset_spot s;
-    uint64_t rank_a;
-    int rc = coll_zset_map_score(env, c, m, mlen, &el.score), st;
+    uint64_t rank_a, idx;
+    bool located;
+    int rc = coll_zset_map_find(env, c, m, mlen, &el.score, &a, &idx, &located), st = TERSE_OK;
 
     if (rc != 1) {
         return rc;
@@ -239,7 +390,9 @@ int coll_zset_rem(struct coll_env *env, struct coll *c, const uint8_t *m, size_t
     if (c->tree.n_chunks == 0) {
         return coll_zset_corrupt(env);
     }
-    st = coll_zset_locate(env, c, &el, &a);
+    if (!located) {
+        st = coll_zset_locate(env, c, &el, &a);
+    }
     if (st == TERSE_OK) {
         st = coll_zset_spot_scan(env, coll_tree_desc(&a), &el, NULL, &s);
     }
@@ -254,10 +407,10 @@ int coll_zset_rem(struct coll_env *env, struct coll *c, const uint8_t *m, size_t
     if (st != TERSE_OK) {
         return st;
     }
-    rc = coll_hash_del(env, c->aux, m, mlen);
-    if (rc != 1) {
+    st = coll_zset_map_unset(env, c, m, mlen);
+    if (st != TERSE_OK) {
         coll_zset_txn_undo(env, c, &t);
-        return rc < 0 ? rc : coll_zset_corrupt(env);
+        return st;
     }
     coll_zset_txn_commit(env, c, &t);
     c->count--;
@@ -312,12 +465,10 @@ static int range_chunk(struct coll_env *env, struct coll *c, struct coll_it *it,
         if (fn != NULL && (rc = fn(arg, &e)) != 0) {
             break;
         }
-        rc = coll_hash_del(env, c->aux, e.m, e.mlen);
-        if (rc != 1) {
-            rc = rc < 0 ? rc : coll_zset_corrupt(env);
+        rc = coll_zset_map_unset(env, c, e.m, e.mlen);
+        if (rc != TERSE_OK) {
             break;
         }
-        rc = 0;
         if (rs == NULL) {
             rs = at;
         }

@@ -1,9 +1,10 @@
 /*
  * coll_zset_internal: what the files of the sorted-set engine share (coll_zset.c: the design,
- * life, bulk build, the searches and lookups; coll_zset_edit.c: staged edits, ZADD, ZREM,
- * remove_range, splits and merges; coll_zset_read.c: walks, the whole form, verification). Not
- * for use outside coll/. coll_zset_stage.c: the staged edits that make a write of both
- * containers atomic, splits and merges.
+ * life, the searches of the order; coll_zset_read.c: walks, ranks, the whole form;
+ * coll_zset_map.c: the member map's entries; coll_zset_find.c: lookups by member, the bulk
+ * build, ZSCAN, verification; coll_zset_edit.c: ZADD, ZREM, remove_range and the run rule;
+ * coll_zset_stage.c: the staged edits that make a write of both containers atomic, splits and
+ * merges). Not for use outside coll/.
  *
  * A record of a chunk's form (store_zset.h): mlen varint | member | 0x08 | score (8 bytes LE).
  */
@@ -49,6 +50,11 @@ static inline uint8_t *coll_zset_rec_put(uint8_t *w, const uint8_t *m, size_t ml
     return w + STORE_ZSET_SCORE_LEN;
 }
 
+static inline bool coll_zset_shape_ok(const struct coll_zset_shape *shape)
+{
+    return shape != NULL && shape->chunk_bytes != 0;
+}
+
 static inline bool coll_zset_same_bits(double a, double b)
 {
     return memcmp(&a, &b, sizeof(a)) == 0;
@@ -85,9 +91,69 @@ static inline struct coll_key coll_zset_key_of(double score)
 int coll_zset_locate(struct coll_env *env, struct coll *c, const struct store_zset_el *el,
                      struct coll_it *it);
 
-/* The map's score of m: 1 with *score, 0 absent, TERSE_ECORRUPT, TERSE_ENOMEM. */
+/* (el's score, el's member) in the order: 1 with *it its chunk and *idx its index there, 0
+ * absent, TERSE_ECORRUPT, TERSE_ENOMEM. One locate and one chunk. */
+int coll_zset_order_has(struct coll_env *env, struct coll *c, const struct store_zset_el *el,
+                        struct coll_it *it, uint64_t *idx);
+
+/* ---- the member map (coll_zset_map.c) ---------------------------------------------------- */
+
+/* The run rule: the elements of a run of this many elements of one score or more have full map
+ * entries, so a short entry is resolved by a walk of fewer elements (coll_zset_map.c's top). */
+#define COLL_ZSET_RUN_FULL 16
+
+/* m's fingerprint: the map's field for it. */
+uint64_t coll_zset_fp(struct coll_env *env, const struct coll *c, const uint8_t *m,
+                      size_t mlen);
+
+/* m's score: 1 with *score (a short entry confirmed by the order), 0 absent, TERSE_ECORRUPT,
+ * TERSE_ENOMEM. */
 int coll_zset_map_score(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
                         double *score);
+/* coll_zset_map_score, and when it confirmed a short entry, *located with *it m's chunk in
+ * the order (as coll_zset_locate gives it) and *idx its index there: a caller need not locate
+ * m again. */
+int coll_zset_map_find(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
+                       double *score, struct coll_it *it, uint64_t *idx, bool *located);
+
+/* m's entry set to score: full when asked (the tie rule) or when another member holds the
+ * short entry of m's fingerprint, else short. present: m has an entry now (it is replaced).
+ * TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM, TERSE_ETOOBIG; on failure the map is as it was. */
+int coll_zset_map_set(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
+                      double score, bool full, bool present);
+
+/* m's entry removed (m has one). TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM; on failure nothing
+ * changed. */
+int coll_zset_map_unset(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen);
+
+/* m's entry made full (at score, its score), if short: an element of the order about to get a
+ * neighbour of its own score. TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM, TERSE_ETOOBIG. */
+int coll_zset_map_make_full(struct coll_env *env, struct coll *c, const uint8_t *m,
+                            size_t mlen, double score);
+
+/* The map of c (empty) built for the n records of a checked store_zset form in order: the tie
+ * rule from neighbours in the form, collisions grouped. O(n log n); TERSE_OK, TERSE_ECORRUPT
+ * (a member twice), TERSE_ENOMEM. */
+int coll_zset_map_build(struct coll_env *env, struct coll *c, const uint8_t *form, size_t len,
+                        uint64_t n);
+
+/* Verification: el's entry in the map has el's score (the same 8 bytes): TERSE_OK with
+ * *is_short (a short entry, not a full one of el's member), TERSE_ECORRUPT, TERSE_ENOMEM. */
+int coll_zset_map_claim(struct coll_env *env, struct coll *c, const struct store_zset_el *el,
+                        bool *is_short);
+/* Verification: every map field is 8 bytes, every value well formed, every full entry under
+ * its member's fingerprint; *entries their number. TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM. */
+int coll_zset_map_check(struct coll_env *env, struct coll *c, uint64_t *entries);
+
+/* Whether the map value v (vlen bytes) has a full entry for m: 1, 0, TERSE_ECORRUPT. */
+int coll_zset_map_has_full(struct coll_env *env, const uint8_t *v, size_t vlen,
+                           const uint8_t *m, size_t mlen);
+
+/* The entries of one map value (coll_zset_map.c's top), for verification and scans: calls fn
+ * with each full entry (a view) and, when the value has one, the short entry (el->m NULL).
+ * TERSE_OK, TERSE_ECORRUPT (a malformed value), or fn's non-zero return. */
+int coll_zset_map_entries(struct coll_env *env, const uint8_t *v, size_t vlen,
+                          coll_zset_each_fn *fn, void *arg);
 
 /* ---- staged edits (coll_zset_stage.c) ---------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /*
- * coll_zset_read: walks by rank both ways, the whole form, and the full verification
+ * coll_zset_read: walks by rank both ways, the element at a rank, and the whole form
  * (coll_zset.h). Every chunk is read through coll_zset_chunk_open (checksum, then bytes and
  * count against the descriptor) before any of its elements is given.
  *
@@ -147,104 +147,17 @@ int coll_zset_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size_t
     return coll_join_forms(env, c, chunk_open, out, cap, out_len);
 }
 
-/* ---- verification ------------------------------------------------------------------------ */
-
-static int key_order(const struct coll_key *a, const struct coll_key *b)
+int coll_zset_at(struct coll_env *env, struct coll *c, uint64_t rank, struct store_zset_el *el)
 {
-    return a->k < b->k ? -1 : a->k > b->k ? 1 : 0;
-}
-
-/* The previous chunk's last element, its member copied at the build buffer's start. */
-struct prev_el {
-    size_t mlen;
-    double score;
-    bool have;
-};
-
-/* The chunk of d, its form copied into buf after the previous member (the map's lookups read
- * chunks into the env's decode buffer, where d's form may be). */
-static int verify_chunk(struct coll_env *env, const struct coll *c, const struct coll_desc *d,
-                        struct prev_el *pv)
-{
-    struct store_hash_it fit;
-    struct store_hash_kv kv;
-    struct store_zset_el prev, e;
-    const uint8_t *form;
-    uint8_t *buf;
-    size_t len;
-    uint64_t i = 0, cnt;
+    struct coll_zset_it it;
     int rc;
 
-    if (d->key.aux != 0 || d->raw_len != d->chunk->raw) {
-        return TERSE_ECORRUPT;
+    if (rank >= c->count) {
+        return TERSE_EINVAL;
     }
-    buf = coll_env_build_buf(env, pv->mlen + d->raw_len);
-    if (buf == NULL) {
-        return TERSE_ENOMEM;
+    rc = coll_zset_it_init(env, c, rank, false, &it);
+    if (rc == TERSE_OK) {
+        rc = coll_zset_it_next(env, &it, el);
     }
-    rc = coll_zset_chunk_open(env, d, true, &form, &len, &fit);
-    if (rc != TERSE_OK) {
-        return rc == TERSE_ENOMEM ? rc : TERSE_ECORRUPT;
-    }
-    memcpy(buf + pv->mlen, form, len);
-    form = buf + pv->mlen;
-    prev = (struct store_zset_el){buf, pv->mlen, pv->score};
-    (void)store_hash_open(form, len, &fit, &cnt);
-    for (;;) {
-        const uint8_t *v = NULL;
-        size_t vlen = 0;
-
-        rc = store_hash_next(&fit, &kv);
-        if (rc != 1) {
-            break;
-        }
-        if (kv.vlen != STORE_ZSET_SCORE_LEN) {
-            return TERSE_ECORRUPT;
-        }
-        e = (struct store_zset_el){kv.f, kv.flen, store_zset_score(kv.v)};
-        if (e.score != e.score || ((i > 0 || pv->have) && store_zset_cmp(&prev, &e) >= 0) ||
-            (i == 0 && d->key.k != coll_zset_score_key(e.score))) {
-            return TERSE_ECORRUPT;
-        }
-        rc = coll_hash_get(env, c->aux, e.m, e.mlen, &v, &vlen);
-        if (rc != 1 || vlen != STORE_ZSET_SCORE_LEN ||
-            memcmp(v, kv.v, STORE_ZSET_SCORE_LEN) != 0) {
-            return rc == TERSE_ENOMEM ? rc : TERSE_ECORRUPT;
-        }
-        prev = e;
-        i++;
-    }
-    if (rc != 0 || i != d->count || i == 0 || (len > c->chunk_max && d->count > 1)) {
-        return TERSE_ECORRUPT;
-    }
-    memmove(buf, prev.m, prev.mlen);
-    pv->mlen = prev.mlen;
-    pv->score = prev.score;
-    pv->have = true;
-    return TERSE_OK;
-}
-
-int coll_zset_verify(struct coll_env *env, struct coll *c)
-{
-    struct prev_el pv = {0, 0, false};
-    struct coll_it it;
-    uint64_t total = 0, raw = 0;
-
-    if (c->type != COLL_ZSET || c->aux == NULL || c->aux->type != COLL_HASH ||
-        coll_hash_verify(env, c->aux) != TERSE_OK ||
-        coll_tree_verify(&c->tree, key_order) != TERSE_OK ||
-        coll_tree_total(&c->tree) != c->count || coll_count(c->aux) != c->count) {
-        return TERSE_ECORRUPT;
-    }
-    for (it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
-        const struct coll_desc *d = coll_tree_desc(&it);
-        int st = verify_chunk(env, c, d, &pv);
-
-        if (st != TERSE_OK) {
-            return st;
-        }
-        total += d->count;
-        raw += d->raw_len;
-    }
-    return total == c->count && raw == c->raw ? TERSE_OK : TERSE_ECORRUPT;
+    return rc == 1 ? TERSE_OK : rc < 0 ? rc : coll_zset_corrupt(env);
 }

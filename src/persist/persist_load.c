@@ -163,10 +163,11 @@ static int chunked_create(struct coll_env *env, enum store_type type, uint64_t c
     }
 }
 
-/* coll_zset_verify (or coll_stream_verify) of a loaded sorted set (or stream). The shard's env
- * may have no codec yet (a load's shard gets the server's after it, cmd_after_load.c): then
- * one made for the check decodes the compressed chunks. */
-static int zset_verify(struct coll_env *env, struct coll *c)
+/* coll_zset_verify (or coll_stream_verify) of a loaded sorted set (or stream), its map rebuilt
+ * first when asked (an old snapshot's). The shard's env may have no codec yet (a load's shard
+ * gets the server's after it, cmd_after_load.c): then one made for the check decodes the
+ * compressed chunks. */
+static int zset_verify(struct coll_env *env, struct coll *c, bool rebuild)
 {
     struct codec_ctx *own = NULL;
     int st;
@@ -178,7 +179,10 @@ static int zset_verify(struct coll_env *env, struct coll *c)
         }
         coll_env_set_codec(env, own);
     }
-    st = c->type == COLL_STREAM ? coll_stream_verify(env, c) : coll_zset_verify(env, c);
+    st = rebuild ? coll_zset_map_rebuild(env, c) : TERSE_OK;
+    if (st == TERSE_OK) {
+        st = c->type == COLL_STREAM ? coll_stream_verify(env, c) : coll_zset_verify(env, c);
+    }
     if (own != NULL) {
         coll_env_set_codec(env, NULL);
         codec_ctx_destroy(&own);
@@ -201,6 +205,8 @@ static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t
     struct coll *c = NULL;
     bool build, zset = type == STORE_TYPE_ZSET, stream = type == STORE_TYPE_STREAM;
     uint64_t n_order = 0; /* a sorted set's order chunks, before its map's */
+    uint64_t map_form = 0; /* their aux: COLL_ZSET_MAP_FORM, or 0 for a map terse no longer
+                              holds (left out and rebuilt from the order) */
     int st = TERSE_OK;
 
     if (get_varint(r->buf, &p, end, &cbytes) != 0 || cbytes == 0 ||
@@ -233,7 +239,9 @@ static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t
         if (get_varint(r->buf, &p, end, &count) != 0 || count == 0 || count > UINT32_MAX ||
             get_varint(r->buf, &p, end, &k) != 0 ||
             (ranged && (first ? k != 0 : k <= last_k)) || (zset && !map && !first && k < last_k) ||
-            get_varint(r->buf, &p, end, &aux) != 0 || (aux != 0 && !stream) ||
+            get_varint(r->buf, &p, end, &aux) != 0 ||
+            (aux != 0 && !stream && !(map && aux == COLL_ZSET_MAP_FORM)) ||
+            (map && i > n_order && aux != map_form) ||
             (stream && i == 0 && (count != 1 || k != 0 || aux != 0)) ||
             get_varint(r->buf, &p, end, &len) != 0 || len > end - p ||
             !stored_ok(r->buf + p, len)) {
@@ -243,9 +251,12 @@ static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t
         }
         last_k = k;
         ck.k = k;
-        ck.aux = aux;
+        ck.aux = map ? 0 : aux;
+        map_form = map ? aux : map_form;
         if (build && stream && i == 0) {
             st = coll_stream_adopt_meta(env, c, r->buf + p, len);
+        } else if (build && map && aux != COLL_ZSET_MAP_FORM) {
+            st = TERSE_OK; /* an old map: rebuilt below */
         } else if (build) {
             st = coll_adopt_chunk(env, map ? c->aux : c, r->buf + p, len, (uint32_t)count, &ck);
         }
@@ -255,7 +266,8 @@ static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t
         }
         p += len;
     }
-    if (st == TERSE_OK && build && (zset || stream) && (st = zset_verify(env, c)) != TERSE_OK) {
+    if (st == TERSE_OK && build && (zset || stream) &&
+        (st = zset_verify(env, c, zset && map_form != COLL_ZSET_MAP_FORM)) != TERSE_OK) {
         st = st == TERSE_ENOMEM ? bad(r, st, at, "cannot verify a container: out of memory")
                                 : bad(r, st, at, "a container whose chunks fail verification");
     }

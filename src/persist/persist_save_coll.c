@@ -23,6 +23,7 @@
 
 #include "codec/codec_value.h"
 #include "coll/coll_list.h"
+#include "coll/coll_zset.h"
 #include "persist/persist_save_internal.h"
 #include "store/store.h"
 #include "terse/status.h"
@@ -139,10 +140,11 @@ static void put_chunk(struct rec_out *o, uint64_t count, uint64_t key, uint64_t 
     rec_put(o, p, len);
 }
 
-/* The aux varint of a chunk of c: a stream node's first seq (its key's second word). */
-static uint64_t chunk_aux(const struct coll *c, const struct coll_desc *d)
+/* The aux varint of a chunk of t, c's or its map's: a stream node's first seq (its key's second
+ * word), a sorted set's map chunk 1 (the fingerprint map's form: COLL_ZSET_MAP_FORM). */
+static uint64_t chunk_aux(const struct coll *c, const struct coll *t, const struct coll_desc *d)
 {
-    return c->type == COLL_STREAM ? d->key.aux : 0;
+    return c->type == COLL_STREAM ? d->key.aux : t != c ? COLL_ZSET_MAP_FORM : 0;
 }
 
 void persist_save_coll(struct writer *w, const struct store_entry *e)
@@ -204,7 +206,7 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
     for (const struct coll *t = c; t != NULL; t = t == c ? c->aux : NULL) {
         for (it = coll_tree_begin(&t->tree); coll_it_valid(&it); coll_tree_next(&it)) {
             const struct coll_desc *d = coll_tree_desc(&it);
-            payload += chunk_rec_len(d->count, d->key.k, chunk_aux(c, d), d->chunk->len);
+            payload += chunk_rec_len(d->count, d->key.k, chunk_aux(c, t, d), d->chunk->len);
         }
     }
     if (tn > 0) {
@@ -232,7 +234,7 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
     for (const struct coll *t = c; t != NULL; t = t == c ? c->aux : NULL) {
         for (it = coll_tree_begin(&t->tree); coll_it_valid(&it); coll_tree_next(&it)) {
             const struct coll_desc *d = coll_tree_desc(&it);
-            put_chunk(&o, d->count, d->key.k, chunk_aux(c, d), d->chunk->data, d->chunk->len);
+            put_chunk(&o, d->count, d->key.k, chunk_aux(c, t, d), d->chunk->data, d->chunk->len);
         }
     }
     if (tn > 0) {

@@ -101,8 +101,8 @@ static int read_open(struct cmd_call *c, enum store_type type, const struct stor
     if (cmd_value_read_form(c, &c->argv[1], type, 0, e, form, len) != 0) {
         return -1;
     }
-    if (cmd_elems_coll_of(*e) != NULL) {
-        *n = coll_count(cmd_elems_coll_of(*e));
+    if (*e != NULL && store_entry_enc(*e) == STORE_ENC_COLL) {
+        *n = coll_count(store_entry_coll(*e)); /* a hash's, set's or sorted set's elements */
         return 0;
     }
     if (*e != NULL && (st = store_hash_open(*form, *len, it, n)) != TERSE_OK) {
@@ -272,9 +272,9 @@ void cmd_elems_scan(struct cmd_call *c, enum store_type type, enum cmd_elems_val
     if (e != NULL && scan_opts_or_reply(c, &pat, &pat_len, &count) != 0) {
         return;
     }
-    if (cmd_elems_coll_of(e) != NULL) {
+    if (e != NULL && store_entry_enc(e) == STORE_ENC_COLL) {
         /* A chunked one: incremental, the cursor a hash value (COUNT a hint, as Redis's). */
-        cmd_elems_coll_scan(c, cmd_elems_coll_of(e), cursor, (size_t)count, pat, pat_len, vals);
+        cmd_elems_coll_scan(c, store_entry_coll(e), cursor, (size_t)count, pat, pat_len, vals);
         return;
     }
     mark = c->out->len;

@@ -17,6 +17,7 @@
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
 #include "coll/coll_hash.h"
+#include "coll/coll_zset.h"
 #include "resp/resp_write.h"
 #include "store/store.h"
 #include "terse/status.h"
@@ -29,9 +30,6 @@ struct coll *cmd_elems_coll_of(const struct store_entry *e)
         return NULL;
     }
     c = store_entry_coll(e);
-    if (c->type == COLL_ZSET) {
-        return c->aux; /* its member map: member -> score (coll_zset.h) */
-    }
     return c->type == COLL_HASH || c->type == COLL_SET ? c : NULL;
 }
 
@@ -147,6 +145,29 @@ static int scan_one(void *arg, const struct store_hash_kv *kv)
     return 0;
 }
 
+/* A sorted set's element as a hash's pair: its score as the 8 bytes of sc (a store_zset
+ * form's). */
+static void zset_kv(const struct store_zset_el *el, uint8_t sc[STORE_ZSET_SCORE_LEN],
+                    struct store_hash_kv *kv)
+{
+    uint64_t bits;
+
+    memcpy(&bits, &el->score, sizeof(bits));
+    for (int i = 0; i < STORE_ZSET_SCORE_LEN; i++) {
+        sc[i] = (uint8_t)(bits >> (8 * i));
+    }
+    *kv = (struct store_hash_kv){el->m, el->mlen, sc, STORE_ZSET_SCORE_LEN};
+}
+
+static int scan_zset_one(void *arg, const struct store_zset_el *el)
+{
+    uint8_t sc[STORE_ZSET_SCORE_LEN];
+    struct store_hash_kv kv;
+
+    zset_kv(el, sc, &kv);
+    return scan_one(arg, &kv);
+}
+
 void cmd_elems_coll_scan(struct cmd_call *c, struct coll *co, uint64_t cursor, size_t count,
                          const uint8_t *pat, size_t pat_len, enum cmd_elems_val vals)
 {
@@ -160,7 +181,11 @@ void cmd_elems_coll_scan(struct cmd_call *c, struct coll *co, uint64_t cursor, s
     resp_write_array(c->out, 2);
     cur_at = c->out->len; /* the next cursor goes here once the walk has found it */
     at = resp_write_deferred_begin(c->out);
-    st = coll_hash_scan(cmd_coll_env(c, &c->argv[1]), co, cursor, count, scan_one, &s, &next);
+    st = co->type == COLL_ZSET
+             ? coll_zset_scan(cmd_coll_env(c, &c->argv[1]), co, cursor, count, scan_zset_one, &s,
+                              &next)
+             : coll_hash_scan(cmd_coll_env(c, &c->argv[1]), co, cursor, count, scan_one, &s,
+                              &next);
     if (st != TERSE_OK) {
         cmd_elems_withdraw(c, mark, st);
         return;
@@ -181,6 +206,52 @@ void cmd_elems_coll_scan(struct cmd_call *c, struct coll *co, uint64_t cursor, s
 }
 
 /* ---- random picks ---------------------------------------------------------------------------- */
+
+/* The element at rank of a hash, set or sorted set (a sorted set's score in sc). */
+static int elem_at(struct coll_env *env, struct coll *co, uint64_t rank,
+                   struct store_hash_kv *kv, uint8_t sc[STORE_ZSET_SCORE_LEN])
+{
+    struct store_zset_el el;
+    int st;
+
+    if (co->type != COLL_ZSET) {
+        return coll_hash_at(env, co, rank, kv);
+    }
+    st = coll_zset_at(env, co, rank, &el);
+    if (st == TERSE_OK) {
+        zset_kv(&el, sc, kv);
+    }
+    return st;
+}
+
+/* A walk over every element of a hash, set or sorted set. */
+struct elem_walk {
+    struct coll_hash_it h;
+    struct coll_zset_it z;
+    uint8_t sc[STORE_ZSET_SCORE_LEN];
+};
+
+static int walk_init(struct coll_env *env, struct coll *co, struct elem_walk *w)
+{
+    return co->type == COLL_ZSET ? coll_zset_it_init(env, co, 0, false, &w->z)
+                                 : coll_hash_it_init(env, co, &w->h);
+}
+
+static int walk_next(struct coll_env *env, struct coll *co, struct elem_walk *w,
+                     struct store_hash_kv *kv)
+{
+    struct store_zset_el el;
+    int st;
+
+    if (co->type != COLL_ZSET) {
+        return coll_hash_it_next(env, &w->h, kv);
+    }
+    st = coll_zset_it_next(env, &w->z, &el);
+    if (st == 1) {
+        zset_kv(&el, w->sc, kv);
+    }
+    return st;
+}
 
 int cmd_elems_coll_pick(struct cmd_call *c, struct coll *co, struct store_hash_kv *kv)
 {
@@ -255,11 +326,12 @@ static int coll_rand(struct cmd_call *c, struct coll *co, bool single, long long
     struct coll_env *env = cmd_coll_env(c, &c->argv[1]);
     struct store_shard *s = cmd_shard(c, c->argv[1].p, c->argv[1].len);
     uint64_t n = coll_count(co);
+    uint8_t sc[STORE_ZSET_SCORE_LEN];
     struct store_hash_kv kv;
     int st = TERSE_OK;
 
     if (single) {
-        st = cmd_elems_coll_pick(c, co, &kv);
+        st = elem_at(env, co, store_rand(s) % n, &kv, sc);
         if (st == TERSE_OK) {
             resp_write_bulk(c->out, kv.f, kv.flen);
         }
@@ -269,7 +341,7 @@ static int coll_rand(struct cmd_call *c, struct coll *co, bool single, long long
         uint64_t k = (uint64_t)-count;
         resp_write_array(c->out, vals != CMD_ELEMS_VAL_NONE && c->out->proto == 2 ? k * 2 : k);
         for (uint64_t i = 0; i < k && st == TERSE_OK && !c->out->err; i++) {
-            st = coll_hash_at(env, co, store_rand(s) % n, &kv);
+            st = elem_at(env, co, store_rand(s) % n, &kv, sc);
             if (st == TERSE_OK) {
                 cmd_elems_write_pick(c, &kv, vals);
                 if (c->out->len > CMD_ELEMS_RAND_REPLY_MAX) {
@@ -282,11 +354,11 @@ static int coll_rand(struct cmd_call *c, struct coll *co, bool single, long long
     if ((uint64_t)count * 3 > n) {
         /* Many of them: selection sampling over one walk (Knuth's algorithm S), as the small
          * form does; every element when count >= n. */
-        struct coll_hash_it it;
+        struct elem_walk it;
         uint64_t wanted = (uint64_t)count < n ? (uint64_t)count : n, left = n;
         resp_write_array(c->out, vals != CMD_ELEMS_VAL_NONE && c->out->proto == 2 ? wanted * 2 : wanted);
-        st = coll_hash_it_init(env, co, &it);
-        while (st == TERSE_OK && wanted > 0 && (st = coll_hash_it_next(env, &it, &kv)) == 1) {
+        st = walk_init(env, co, &it);
+        while (st == TERSE_OK && wanted > 0 && (st = walk_next(env, co, &it, &kv)) == 1) {
             if ((uint64_t)count >= n || store_rand(s) % left < wanted) {
                 cmd_elems_write_pick(c, &kv, vals);
                 wanted--;
@@ -306,7 +378,7 @@ static int coll_rand(struct cmd_call *c, struct coll *co, bool single, long long
         resp_write_array(c->out, vals != CMD_ELEMS_VAL_NONE && c->out->proto == 2 ? (uint64_t)count * 2
                                                                   : (uint64_t)count);
         for (uint64_t i = 0; i < (uint64_t)count && st == TERSE_OK; i++) {
-            st = coll_hash_at(env, co, r[i], &kv);
+            st = elem_at(env, co, r[i], &kv, sc);
             if (st == TERSE_OK) {
                 cmd_elems_write_pick(c, &kv, vals);
             }

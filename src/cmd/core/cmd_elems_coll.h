@@ -24,9 +24,8 @@
 #include "cmd/core/cmd_elems.h"
 #include "coll/coll_hash.h"
 
-/* The container of a chunked hash or set entry, or a chunked zset's member map (a COLL_HASH
- * of member -> 8-byte score, for the walks ZSCAN and ZRANDMEMBER share with HSCAN and
- * HRANDFIELD); NULL for one held as one value, or a list's container. */
+/* The container of a chunked hash or set entry; NULL for one held as one value, or another
+ * type's container. */
 struct coll *cmd_elems_coll_of(const struct store_entry *e);
 
 /* The shape hashes and sets are cut to (terse-chunk-bytes). */
@@ -54,18 +53,21 @@ void cmd_elems_coll_find_each(struct cmd_call *c, struct coll *co, bool with_val
 /* HGETALL / HKEYS / HVALS / SMEMBERS: the reply header is the caller's; the elements. */
 int cmd_elems_coll_all(struct cmd_call *c, struct coll *co, bool fields, bool values);
 
-/* HSCAN / SSCAN from a cursor (a hash value): the reply, or -1 when it replied an error. */
+/* HSCAN / SSCAN / ZSCAN (co a chunked hash, set or sorted set) from a cursor (a hash value):
+ * the reply, or the error it replied. */
 void cmd_elems_coll_scan(struct cmd_call *c, struct coll *co, uint64_t cursor, size_t count,
                          const uint8_t *pat, size_t pat_len, enum cmd_elems_val vals);
 
-/* HRANDFIELD / SRANDMEMBER / ZRANDMEMBER picks on a chunked container, replied: single (no
+/* HRANDFIELD / SRANDMEMBER / ZRANDMEMBER picks on a chunked hash, set or sorted set (by rank
+ * in its order), replied: single (no
  * count), count < 0 (with repetition, each pick O(log n)), count >= 0 (distinct: random ranks,
  * or one walk when they are more than a third). vals: the values written with each. A reply past
  * CMD_ELEMS_RAND_REPLY_MAX answers err_too_big; a corrupt chunk the CORRUPT error. */
 void cmd_elems_coll_rand_reply(struct cmd_call *c, struct coll *co, bool single, long long count,
                                enum cmd_elems_val vals, const char *err_too_big);
 
-/* One uniformly random element of co (SPOP, SRANDMEMBER): *kv. TERSE_OK or a status. */
+/* One uniformly random element of co, a chunked hash or set (SPOP): *kv. TERSE_OK or a
+ * status. */
 int cmd_elems_coll_pick(struct cmd_call *c, struct coll *co, struct store_hash_kv *kv);
 
 #endif /* TERSE_CMD_ELEMS_COLL_H */

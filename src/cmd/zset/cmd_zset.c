@@ -160,11 +160,12 @@ static int zadd_coll(struct cmd_call *c, struct coll *co, unsigned flags, size_t
     for (size_t j = 0; j < pairs && st == TERSE_OK; j++) {
         const struct resp_slice *m = &c->argv[first + 2 * j + 1];
         enum coll_zset_result r = COLL_ZSET_UNTOUCHED;
+        struct coll_zset_hint hint;
         double score = 0, cur = 0, old = 0;
         int found;
 
         (void)cmd_parse_double(c->argv[first + 2 * j].p, c->argv[first + 2 * j].len, &score);
-        found = coll_zset_score(env, co, m->p, m->len, &cur);
+        found = coll_zset_score_hint(env, co, m->p, m->len, &cur, &hint);
         if (found < 0) {
             return found;
         }
@@ -186,8 +187,9 @@ static int zadd_coll(struct cmd_call *c, struct coll *co, unsigned flags, size_t
             continue; /* the same score (-0 is 0): nothing moves */
         }
         old = cur;
-        st = coll_zset_add(env, co, m->p, m->len, score,
-                           found ? COLL_ZSET_KNOWN_AT : COLL_ZSET_KNOWN_ABSENT, &r, &old);
+        st = coll_zset_add_hint(env, co, m->p, m->len, score,
+                                found ? COLL_ZSET_KNOWN_AT : COLL_ZSET_KNOWN_ABSENT, &r, &old,
+                                &hint);
         t->added += r == COLL_ZSET_ADDED;
         t->updated += r == COLL_ZSET_UPDATED;
     }

@@ -259,8 +259,8 @@ void cmd_zset_zrandmember(struct cmd_call *c)
     }
     if (cmd_zset_coll_of(e) != NULL &&
         !(c->argc >= 3 && l > 1 && (uint64_t)l >= coll_count(cmd_zset_coll_of(e)))) {
-        /* Picks from the member map (member -> score), each O(log n). */
-        cmd_elems_coll_rand_reply(c, cmd_elems_coll_of(e), c->argc == 2, l == 1 ? -1 : l,
+        /* Picks by rank in the order, each O(log n). */
+        cmd_elems_coll_rand_reply(c, cmd_zset_coll_of(e), c->argc == 2, l == 1 ? -1 : l,
                                   withscores ? CMD_ELEMS_VAL_SCORE : CMD_ELEMS_VAL_NONE,
                                   ERR_RAND_REPLY);
         return;

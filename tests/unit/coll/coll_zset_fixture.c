@@ -183,6 +183,45 @@ static void check_walk(struct fix *f, struct coll *c, const struct zoracle *o, u
     }
 }
 
+/* A scan's elements: each must be the oracle's, with its score, and given once. */
+struct scan_seen {
+    const struct zoracle *o;
+    uint8_t *hit;
+    size_t n;
+};
+
+static int scan_fn(void *arg, const struct store_zset_el *el)
+{
+    struct scan_seen *s = arg;
+    long i = zfx_find(s->o, el->m, el->mlen);
+
+    assert_true(i >= 0);
+    assert_memory_equal(&el->score, &s->o->e[i].score, sizeof(el->score));
+    assert_int_equal(s->hit[i], 0);
+    s->hit[i] = 1;
+    s->n++;
+    return 0;
+}
+
+/* A whole ZSCAN in steps of a random COUNT gives every element exactly once. */
+static void check_scan(struct fix *f, struct coll *c, const struct zoracle *o)
+{
+    struct scan_seen s = {o, calloc(o->n + 1, 1), 0};
+    uint64_t cursor = 0;
+    size_t steps = 0;
+
+    assert_non_null(s.hit);
+    do {
+        assert_int_equal(coll_zset_scan(f->env, c, cursor, 1 + hfx_rnd() % 40, scan_fn, &s,
+                                        &cursor),
+                         TERSE_OK);
+        steps++;
+    } while (cursor != 0);
+    assert_int_equal(s.n, o->n);
+    assert_true(o->n < 2000 || steps > 1);
+    free(s.hit);
+}
+
 void zfx_check_all(struct fix *f, struct coll *c, const struct zoracle *o, uint32_t chunk)
 {
     struct coll_zset_shape sh = {chunk};
@@ -211,6 +250,7 @@ void zfx_check_all(struct fix *f, struct coll *c, const struct zoracle *o, uint3
         uint64_t from = hfx_rnd() % (o->n + 2);
         check_walk(f, c, o, from, k % 2 == 1, 1 + hfx_rnd() % 200);
     }
+    check_scan(f, c, o);
     /* ranks and scores of a sample */
     for (size_t i = 0; i < o->n; i += 1 + hfx_rnd() % 7) {
         uint64_t rank = 0;

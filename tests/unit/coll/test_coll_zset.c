@@ -8,8 +8,10 @@
  * splits and merges; members up to 700 bytes, so single-element chunks happen) and with 4096,
  * under score distributions of all zeros (+0 and -0: one long tie), a few integers with +-inf,
  * and wide doubles; with background compression in between so that reads meet LZ4 chunks.
- * Every few hundred operations the set verifies and equals the oracle by every read, its form
- * byte for byte, and a set built back from its form. test_coll_zset_edge.c has the rest.
+ * Every few hundred operations the set verifies and equals the oracle by every read (a whole
+ * ZSCAN included), its form byte for byte, and a set built back from its form; two runs keep
+ * 3 and 5 bits of the member fingerprints, so the map's collisions happen all the time.
+ * test_coll_zset_edge.c has the rest.
  */
 #include "coll/coll_zset.h"
 
@@ -273,6 +275,24 @@ static void test_random_ints_4096(void **state)
     run(*state, 4096, 1, 30000, 30000, false);
 }
 
+/* Fingerprints of 5 bits: tens of members share each, so collisions meet ties, moves and
+ * range removals all the time (the map's lists and their short entries). */
+static void test_collisions_ints_64(void **state)
+{
+    struct fix *f = *state;
+
+    coll_env_set_fp_bits(f->env, 5);
+    run(f, 64, 1, 20000, 3000, false);
+}
+
+static void test_collisions_mix_128(void **state)
+{
+    struct fix *f = *state;
+
+    coll_env_set_fp_bits(f->env, 3);
+    run(f, 128, 3, 20000, 3000, true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +302,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_random_mix_128, hfx_setup, hfx_teardown),
         cmocka_unit_test_setup_teardown(test_random_ties_4096, hfx_setup, hfx_teardown),
         cmocka_unit_test_setup_teardown(test_random_ints_4096, hfx_setup, hfx_teardown),
+        cmocka_unit_test_setup_teardown(test_collisions_ints_64, hfx_setup, hfx_teardown),
+        cmocka_unit_test_setup_teardown(test_collisions_mix_128, hfx_setup, hfx_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
