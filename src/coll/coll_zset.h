@@ -81,8 +81,13 @@ int coll_zset_score(struct coll_env *env, struct coll *c, const uint8_t *m, size
  * COLL_ZSET_KNOWN_AT): valid until c next changes. */
 struct coll_zset_hint {
     struct coll_it it; /* the member's chunk, when located */
+    uint64_t idx;      /* its index there */
     bool located;
+    uint8_t map;       /* what the map holds at its fingerprint: COLL_ZSET_MAP_* */
 };
+#define COLL_ZSET_MAP_UNKNOWN 0 /* anything: read it */
+#define COLL_ZSET_MAP_VACANT 1  /* nothing */
+#define COLL_ZSET_MAP_ALONE 2   /* the member's short entry alone */
 /* coll_zset_score, filling *hint. */
 int coll_zset_score_hint(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
                          double *score, struct coll_zset_hint *hint);

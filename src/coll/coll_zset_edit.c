@@ -59,64 +59,58 @@ static int run_prepare(struct coll_env *env, struct coll *c, const struct coll_i
                        const struct coll_zset_spot *s, const struct store_zset_el *ins,
                        bool *full, bool *redo)
 {
-    struct store_hash_it f = {s->form + s->body, s->form + s->len, s->n};
-    uint64_t first = coll_tree_rank_of(it), lo, hi, run = 0;
-    bool have_l = false, have_r = false, have_f = false, tie, cross, next_s;
-    double l = 0, r = 0, fs = 0, last = 0, prev_last = 0;
+    size_t rt_at = s->found && s->ins_at == s->rs ? s->re : s->ins_at;
+    uint64_t first = coll_tree_rank_of(it), lo, hi, run = s->run_before;
+    bool tie = s->run_before > 0, to_end = true, cross, next_s;
     struct store_zset_el e;
     struct coll_it nx = *it;
     int st = TERSE_OK;
 
     *full = *redo = false;
-    for (;;) {
-        size_t at = (size_t)(f.p - s->form);
-        int rc = coll_zset_next(env, &f, &e);
-
-        if (rc != 1) {
-            if (rc < 0) {
-                return rc;
+    /* The run after ins's place in this chunk (del's record, when there, skipped). */
+    if (rt_at < s->len) {
+        uint64_t left = s->n - s->ins_idx - (rt_at != s->ins_at ? 1 : 0);
+        struct store_hash_it f = {s->form + rt_at, s->form + s->len, left};
+        for (;;) {
+            size_t at = (size_t)(f.p - s->form);
+            int rc = coll_zset_next(env, &f, &e);
+            if (rc != 1) {
+                if (rc < 0) {
+                    return rc;
+                }
+                break;
             }
-            break;
+            if (s->found && at == s->rs) {
+                continue;
+            }
+            if (e.score != ins->score) {
+                to_end = false;
+                break;
+            }
+            run++;
         }
-        if (s->found && at == s->rs) {
-            continue;
-        }
-        if (!have_f) {
-            have_f = true;
-            fs = e.score;
-        }
-        if (at < s->ins_at) {
-            have_l = true;
-            l = e.score;
-        } else if (!have_r) {
-            have_r = true;
-            r = e.score;
-        }
-        run += e.score == ins->score;
-        last = e.score;
     }
-    /* The neighbours in other chunks: the last one's last element, the next one's first
-     * (whose key says its score). */
-    if (first > 0 && (!have_l || (have_f && fs == ins->score))) {
+    tie = tie || run > s->run_before;
+    coll_tree_next(&nx);
+    next_s = coll_it_valid(&nx) && coll_tree_desc(&nx)->key.k == coll_zset_score_key(ins->score);
+    /* The run may go on in the chunks before (it starts this chunk, or nothing of this chunk
+     * comes before ins's place) and after (it ends this chunk, the next one's key is its
+     * score). */
+    cross = next_s && to_end;
+    if (first > 0 && (s->lt_at == s->len || (s->run_before > 0 && s->run_at_start))) {
         *redo = true;
         st = coll_zset_at(env, c, first - 1, &e);
         if (st != TERSE_OK) {
             return st;
         }
-        prev_last = e.score;
-        if (!have_l) {
-            have_l = true;
-            l = prev_last;
+        if (e.score == ins->score) {
+            tie = cross = true;
         }
     }
-    coll_tree_next(&nx);
-    next_s = coll_it_valid(&nx) && coll_tree_desc(&nx)->key.k == coll_zset_score_key(ins->score);
-    tie = (have_l && l == ins->score) || (have_r && r == ins->score) || (!have_r && next_s);
+    tie = tie || cross;
     if (!tie) {
         return TERSE_OK;
     }
-    cross = (first > 0 && prev_last == ins->score && (run == 0 || fs == ins->score)) ||
-            (next_s && (run == 0 || last == ins->score));
     if (cross) {
         *redo = true;
         st = coll_zset_seek_score(env, c, ins->score, false, &lo);
@@ -139,9 +133,6 @@ static int run_prepare(struct coll_env *env, struct coll *c, const struct coll_i
     st = coll_zset_seek_score(env, c, ins->score, false, &lo);
     for (uint64_t k = lo; k < lo + run && st == TERSE_OK; k++) {
         st = coll_zset_at(env, c, k, &e);
-        if (st == TERSE_OK && e.score != ins->score) {
-            continue; /* del, still in the tree (its score is another) */
-        }
         if (st == TERSE_OK) {
             st = make_full(env, c, &e);
         }
@@ -171,7 +162,7 @@ static int add_first(struct coll_env *env, struct coll *c, const struct store_zs
     d = (struct coll_desc){ch, 1, (uint32_t)len, coll_zset_key_of(el->score)};
     st = coll_tree_insert(&c->tree, &at, &d);
     if (st == TERSE_OK) {
-        st = coll_zset_map_set(env, c, el->m, el->mlen, el->score, false, false);
+        st = coll_zset_map_set(env, c, el->m, el->mlen, el->score, false, false, COLL_ZSET_MAP_UNKNOWN);
         if (st != TERSE_OK) {
             at = coll_tree_begin(&c->tree);
             coll_tree_remove(&c->tree, &at);
@@ -185,7 +176,8 @@ static int add_first(struct coll_env *env, struct coll *c, const struct store_zs
     return TERSE_OK;
 }
 
-static int add_new(struct coll_env *env, struct coll *c, const struct store_zset_el *el)
+static int add_new(struct coll_env *env, struct coll *c, const struct store_zset_el *el,
+                   uint8_t known)
 {
     struct coll_zset_txn t = {.n = 0};
     struct coll_it it;
@@ -210,7 +202,7 @@ static int add_new(struct coll_env *env, struct coll *c, const struct store_zset
         st = coll_zset_stage_spot(env, c, &t, &it, &s, el);
     }
     if (st == TERSE_OK) {
-        st = coll_zset_map_set(env, c, el->m, el->mlen, el->score, tie, false);
+        st = coll_zset_map_set(env, c, el->m, el->mlen, el->score, tie, false, known);
         if (st != TERSE_OK) {
             coll_zset_txn_undo(env, c, &t);
         }
@@ -230,8 +222,9 @@ static bool same_it(const struct coll_it *a, const struct coll_it *b)
 
 /* Moves a present member from oe to ne (scores differ). */
 static int add_move(struct coll_env *env, struct coll *c, const struct store_zset_el *oe,
-                    const struct store_zset_el *ne, const struct coll_it *known)
+                    const struct store_zset_el *ne, const struct coll_zset_hint *h)
 {
+    uint8_t known = h->map;
     struct coll_zset_txn t = {.n = 0};
     struct coll_it a, tt;
     struct coll_zset_spot s;
@@ -242,8 +235,8 @@ static int add_move(struct coll_env *env, struct coll *c, const struct store_zse
     if (c->tree.n_chunks == 0) {
         return coll_zset_corrupt(env);
     }
-    if (known != NULL) {
-        a = *known;
+    if (h->located) {
+        a = h->it;
     } else {
         st = coll_zset_locate(env, c, oe, &a);
     }
@@ -297,7 +290,7 @@ static int add_move(struct coll_env *env, struct coll *c, const struct store_zse
         }
     }
     if (st == TERSE_OK) {
-        st = coll_zset_map_set(env, c, ne->m, ne->mlen, ne->score, tie, true);
+        st = coll_zset_map_set(env, c, ne->m, ne->mlen, ne->score, tie, true, known);
     }
     if (st != TERSE_OK) {
         coll_zset_txn_undo(env, c, &t);
@@ -321,9 +314,7 @@ int coll_zset_add_hint(struct coll_env *env, struct coll *c, const uint8_t *m, s
                        const struct coll_zset_hint *hint)
 {
     struct store_zset_el ne = {m, mlen, score}, oe = {m, mlen, 0};
-    struct coll_it at;
-    uint64_t idx;
-    bool located = false;
+    struct coll_zset_hint h = {.located = false, .map = COLL_ZSET_MAP_UNKNOWN};
     int rc, st;
 
     *result = COLL_ZSET_UNTOUCHED;
@@ -340,12 +331,11 @@ int coll_zset_add_hint(struct coll_env *env, struct coll *c, const uint8_t *m, s
     if (flags & (COLL_ZSET_KNOWN_ABSENT | COLL_ZSET_KNOWN_AT)) {
         rc = (flags & COLL_ZSET_KNOWN_AT) != 0;
         oe.score = *old;
-        if (rc == 1 && hint != NULL && hint->located) {
-            at = hint->it;
-            located = true;
+        if (hint != NULL) {
+            h = *hint;
         }
     } else {
-        rc = coll_zset_map_find(env, c, m, mlen, &oe.score, &at, &idx, &located);
+        rc = coll_zset_map_find(env, c, m, mlen, &oe.score, &h);
     }
     if (rc < 0) {
         return rc;
@@ -354,7 +344,7 @@ int coll_zset_add_hint(struct coll_env *env, struct coll *c, const uint8_t *m, s
         if (flags & COLL_ZSET_XX) {
             return TERSE_OK;
         }
-        st = add_new(env, c, &ne);
+        st = add_new(env, c, &ne, h.map);
         if (st == TERSE_OK) {
             *result = COLL_ZSET_ADDED;
         }
@@ -365,7 +355,7 @@ int coll_zset_add_hint(struct coll_env *env, struct coll *c, const uint8_t *m, s
         ((flags & COLL_ZSET_LT) && !(score < oe.score)) || score == oe.score) {
         return TERSE_OK;
     }
-    st = add_move(env, c, &oe, &ne, located ? &at : NULL);
+    st = add_move(env, c, &oe, &ne, &h);
     if (st == TERSE_OK) {
         *result = COLL_ZSET_UPDATED;
     }
@@ -380,9 +370,9 @@ int coll_zset_rem(struct coll_env *env, struct coll *c, const uint8_t *m, size_t
     struct coll_zset_txn t = {.n = 0};
     struct coll_it a;
     struct coll_zset_spot s;
-    uint64_t rank_a, idx;
-    bool located;
-    int rc = coll_zset_map_find(env, c, m, mlen, &el.score, &a, &idx, &located), st = TERSE_OK;
+    uint64_t rank_a;
+    struct coll_zset_hint h;
+    int rc = coll_zset_map_find(env, c, m, mlen, &el.score, &h), st = TERSE_OK;
 
     if (rc != 1) {
         return rc;
@@ -390,7 +380,9 @@ int coll_zset_rem(struct coll_env *env, struct coll *c, const uint8_t *m, size_t
     if (c->tree.n_chunks == 0) {
         return coll_zset_corrupt(env);
     }
-    if (!located) {
+    if (h.located) {
+        a = h.it;
+    } else {
         st = coll_zset_locate(env, c, &el, &a);
     }
     if (st == TERSE_OK) {
@@ -407,7 +399,7 @@ int coll_zset_rem(struct coll_env *env, struct coll *c, const uint8_t *m, size_t
     if (st != TERSE_OK) {
         return st;
     }
-    st = coll_zset_map_unset(env, c, m, mlen);
+    st = coll_zset_map_unset(env, c, m, mlen, h.map);
     if (st != TERSE_OK) {
         coll_zset_txn_undo(env, c, &t);
         return st;
@@ -465,7 +457,7 @@ static int range_chunk(struct coll_env *env, struct coll *c, struct coll_it *it,
         if (fn != NULL && (rc = fn(arg, &e)) != 0) {
             break;
         }
-        rc = coll_zset_map_unset(env, c, e.m, e.mlen);
+        rc = coll_zset_map_unset(env, c, e.m, e.mlen, COLL_ZSET_MAP_UNKNOWN);
         if (rc != TERSE_OK) {
             break;
         }

@@ -163,26 +163,22 @@ int coll_zset_score(struct coll_env *env, struct coll *c, const uint8_t *m, size
 int coll_zset_score_hint(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
                          double *score, struct coll_zset_hint *hint)
 {
-    uint64_t idx;
-
-    return coll_zset_map_find(env, c, m, mlen, score, &hint->it, &idx, &hint->located);
+    return coll_zset_map_find(env, c, m, mlen, score, hint);
 }
 
 int coll_zset_rank(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
                    uint64_t *rank, double *score)
 {
     struct store_zset_el el = {m, mlen, 0};
-    struct coll_it it;
-    uint64_t idx;
-    bool located;
-    int rc = coll_zset_map_find(env, c, m, mlen, &el.score, &it, &idx, &located);
+    struct coll_zset_hint h;
+    int rc = coll_zset_map_find(env, c, m, mlen, &el.score, &h);
 
     if (rc != 1) {
         return rc;
     }
-    rc = located ? 1 : coll_zset_order_has(env, c, &el, &it, &idx);
+    rc = h.located ? 1 : coll_zset_order_has(env, c, &el, &h.it, &h.idx);
     if (rc == 1) {
-        *rank = coll_tree_rank_of(&it) + idx;
+        *rank = coll_tree_rank_of(&h.it) + h.idx;
         *score = el.score;
     }
     return rc == 0 ? coll_zset_corrupt(env) : rc; /* the map has a member the order has not */

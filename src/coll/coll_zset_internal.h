@@ -110,21 +110,23 @@ uint64_t coll_zset_fp(struct coll_env *env, const struct coll *c, const uint8_t 
  * TERSE_ENOMEM. */
 int coll_zset_map_score(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
                         double *score);
-/* coll_zset_map_score, and when it confirmed a short entry, *located with *it m's chunk in
- * the order (as coll_zset_locate gives it) and *idx its index there: a caller need not locate
- * m again. */
+/* coll_zset_map_score, filling *h: when it confirmed a short entry, located with m's chunk in
+ * the order (as coll_zset_locate gives it) and its index there, so a caller need not locate m
+ * again; and what the map holds at m's fingerprint, so its write need not read it again. */
 int coll_zset_map_find(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
-                       double *score, struct coll_it *it, uint64_t *idx, bool *located);
+                       double *score, struct coll_zset_hint *h);
 
-/* m's entry set to score: full when asked (the tie rule) or when another member holds the
+/* m's entry set to score: full when asked (the run rule) or when another member holds the
  * short entry of m's fingerprint, else short. present: m has an entry now (it is replaced).
+ * known: what a lookup of m just found there (COLL_ZSET_MAP_*; UNKNOWN reads it).
  * TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM, TERSE_ETOOBIG; on failure the map is as it was. */
 int coll_zset_map_set(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
-                      double score, bool full, bool present);
+                      double score, bool full, bool present, uint8_t known);
 
-/* m's entry removed (m has one). TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM; on failure nothing
- * changed. */
-int coll_zset_map_unset(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen);
+/* m's entry removed (m has one; known as coll_zset_map_set's). TERSE_OK, TERSE_ECORRUPT,
+ * TERSE_ENOMEM; on failure nothing changed. */
+int coll_zset_map_unset(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
+                        uint8_t known);
 
 /* m's entry made full (at score, its score), if short: an element of the order about to get a
  * neighbour of its own score. TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM, TERSE_ETOOBIG. */
@@ -180,6 +182,9 @@ struct coll_zset_spot {
     size_t rs, re;
     size_t ins_at;        /* the offset ins goes at (before the first record after it) */
     uint64_t ins_idx;     /* records before ins_at */
+    size_t lt_at;         /* the last record before ins_at but del's (len: none) */
+    uint64_t run_before;  /* records but del's just before ins_at with ins's score */
+    bool run_at_start;    /* those start at the chunk's first record but del's */
 };
 
 /* The score of the record at p (a well-formed record of a form ending at end). */

@@ -194,27 +194,27 @@ int coll_zset_order_has(struct coll_env *env, struct coll *c, const struct store
 int coll_zset_map_score(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
                         double *score)
 {
-    struct coll_it it;
-    uint64_t idx;
-    bool located;
+    struct coll_zset_hint h;
 
-    return coll_zset_map_find(env, c, m, mlen, score, &it, &idx, &located);
+    return coll_zset_map_find(env, c, m, mlen, score, &h);
 }
 
 int coll_zset_map_find(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
-                       double *score, struct coll_it *it, uint64_t *idx, bool *located)
+                       double *score, struct coll_zset_hint *h)
 {
     uint8_t fp8[8];
     struct zval z;
     struct store_zset_el el = {m, mlen, 0};
     int rc;
 
-    *located = false;
+    h->located = false;
+    h->map = COLL_ZSET_MAP_UNKNOWN;
     fp_put(fp8, coll_zset_fp(env, c, m, mlen));
     rc = zval_get(env, c, fp8, &z);
     if (rc == 1) {
         rc = zval_find_full(env, &z, m, mlen, score);
     } else {
+        h->map = rc == 0 ? COLL_ZSET_MAP_VACANT : COLL_ZSET_MAP_UNKNOWN;
         return rc;
     }
     if (rc != 0 || !z.has_short) {
@@ -222,10 +222,11 @@ int coll_zset_map_find(struct coll_env *env, struct coll *c, const uint8_t *m, s
     }
     /* The short entry is m's when the order holds (its score, m). */
     el.score = score_of(z.short_at);
-    rc = coll_zset_order_has(env, c, &el, it, idx);
+    rc = coll_zset_order_has(env, c, &el, &h->it, &h->idx);
     if (rc == 1) {
         *score = el.score;
-        *located = true;
+        h->located = true;
+        h->map = z.full == z.end ? COLL_ZSET_MAP_ALONE : COLL_ZSET_MAP_UNKNOWN;
     }
     return rc;
 }
@@ -319,13 +320,34 @@ static int map_write(struct coll_env *env, struct coll *c, const uint8_t *m, siz
 }
 
 int coll_zset_map_set(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
-                      double score, bool full, bool present)
+                      double score, bool full, bool present, uint8_t known)
 {
+    /* A short entry written where the map holds nothing, or only m's short entry: no read. */
+    if (!full && known == (present ? COLL_ZSET_MAP_ALONE : COLL_ZSET_MAP_VACANT)) {
+        uint8_t fp8[8], v[STORE_ZSET_SCORE_LEN];
+        enum coll_hash_result res;
+        int st;
+
+        fp_put(fp8, coll_zset_fp(env, c, m, mlen));
+        coll_zset_score_put(v, score);
+        st = coll_hash_put(env, c->aux, fp8, 8, v, sizeof(v), present ? COLL_HASH_XX : COLL_HASH_NX,
+                           &res);
+        return st != TERSE_OK ? st : res != COLL_HASH_UNTOUCHED ? TERSE_OK : coll_zset_corrupt(env);
+    }
     return map_write(env, c, m, mlen, score, full, present, false);
 }
 
-int coll_zset_map_unset(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen)
+int coll_zset_map_unset(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
+                        uint8_t known)
 {
+    if (known == COLL_ZSET_MAP_ALONE) {
+        uint8_t fp8[8];
+        int rc;
+
+        fp_put(fp8, coll_zset_fp(env, c, m, mlen));
+        rc = coll_hash_del(env, c->aux, fp8, 8);
+        return rc == 1 ? TERSE_OK : rc < 0 ? rc : coll_zset_corrupt(env);
+    }
     return map_write(env, c, m, mlen, 0, false, true, true);
 }
 

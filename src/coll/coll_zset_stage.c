@@ -295,8 +295,10 @@ int coll_zset_spot_scan(struct coll_env *env, const struct coll_desc *d,
     s->n = d->count;
     s->body = (size_t)(fit.p - s->form);
     s->found = false;
-    s->rs = s->re = s->ins_at = s->len;
+    s->rs = s->re = s->ins_at = s->lt_at = s->len;
     s->ins_idx = s->n;
+    s->run_before = 0;
+    s->run_at_start = false;
     for (uint64_t i = 0; !(ins_done && del_done); i++) {
         size_t at = (size_t)(fit.p - s->form);
 
@@ -304,10 +306,12 @@ int coll_zset_spot_scan(struct coll_env *env, const struct coll_desc *d,
         if (rc != 1) {
             break;
         }
+        bool is_del = false;
+
         if (!del_done) {
             int cmp = store_zset_cmp(&e, del);
             if (cmp == 0) {
-                s->found = true;
+                s->found = is_del = true;
                 s->rs = at;
                 s->re = (size_t)(fit.p - s->form);
             }
@@ -322,6 +326,14 @@ int coll_zset_spot_scan(struct coll_env *env, const struct coll_desc *d,
                 s->ins_at = at;
                 s->ins_idx = i;
                 ins_done = true;
+            } else if (!is_del) {
+                if (e.score != ins->score) {
+                    s->run_before = 0;
+                    s->run_at_start = false;
+                } else if (s->run_before++ == 0) {
+                    s->run_at_start = s->lt_at == s->len;
+                }
+                s->lt_at = at;
             }
         }
     }
