@@ -27,8 +27,10 @@
  * after every write; coll_zset_verify checks it.
  *
  * Costs: a lookup is one map descent and one chunk; a short entry's confirmation one ordered
- * descent and one chunk (coll_zset_map_score). A write of an entry reads the value and writes
- * it (coll_hash_put or coll_hash_del).
+ * descent and one chunk (coll_zset_map_find, which hands the place it found and what the map
+ * holds there to the write after it). A write of an entry reads the value and writes it
+ * (coll_hash_put or coll_hash_del), but a short entry written where the lookup found nothing
+ * or the member's own short entry alone is written without the read.
  *
  * Buffers: a value is staged in the env's side buffer (coll_env_side_buf), since the map's put
  * builds its chunk in the build buffer and a read's views live in the decode buffer; the bulk
