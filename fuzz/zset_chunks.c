@@ -18,12 +18,11 @@
  *   - edits (add under every flag, rem, remove_range) answer statuses and, on a set that
  *     verified, what ZADD/ZREM promise (result, old score, count, the score after); verify is
  *     then TERSE_OK or TERSE_ECORRUPT, TERSE_OK if it was before;
- *   - when verify fails, reads answer statuses, never more elements than the count.
+ *   - when verify fails, reads answer statuses, never more elements than the count (no edit).
  */
 #include "coll/coll_hash_internal.h"
 #include "coll/coll_zset_internal.h"
 #include "codec/codec_value.h"
-
 #include "terse/status.h"
 
 #include "fuzz_form.h"
@@ -617,7 +616,8 @@ static int op_range(struct coll_env *env, struct coll *c, uint64_t x, bool ok)
 static void ops(struct coll_env *env, struct coll *c, struct fz_rng *r, bool ok,
                 const struct fz_list *w, const uint8_t *data, size_t size)
 {
-    for (int i = 0; i < FZ_OPS; i++) {
+    /* Edits only on a set that verified: the load refuses others, no command meets them. */
+    for (int i = 0; i < FZ_OPS && ok; i++) {
         uint64_t x = fz_next(r), y = fz_next(r);
         uint8_t tmp[8];
         const uint8_t *m = tmp;
