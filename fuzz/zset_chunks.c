@@ -238,10 +238,10 @@ static uint8_t *map_records(struct coll_env *env, struct coll *c, const struct f
             struct store_zset_el e = el_at(el, fx[j].off);
             if (!full[fx[j].off] && k++ == pick) {
                 has_short = true;
-                coll_zset_score_put(val + 1, e.score);
+                store_zset_score_put(val + 1, e.score);
                 continue;
             }
-            coll_zset_score_put(v, e.score);
+            store_zset_score_put(v, e.score);
             v += STORE_ZSET_SCORE_LEN;
             v += codec_varint_put(v, e.mlen);
             memcpy(v, e.m, e.mlen);

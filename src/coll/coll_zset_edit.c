@@ -61,7 +61,7 @@ static int run_prepare(struct coll_env *env, struct coll *c, const struct coll_i
 {
     size_t rt_at = s->found && s->ins_at == s->rs ? s->re : s->ins_at;
     uint64_t first = coll_tree_rank_of(it), lo, hi, run = s->run_before;
-    bool tie = s->run_before > 0, to_end = true, cross, next_s;
+    bool tie = s->run_before > 0, to_end = true, cross, next_s, have_lo = false;
     struct store_zset_el e;
     struct coll_it nx = *it;
     int st = TERSE_OK;
@@ -121,6 +121,7 @@ static int run_prepare(struct coll_env *env, struct coll *c, const struct coll_i
             return st;
         }
         run = hi - lo;
+        have_lo = true;
     }
     if (run + 1 < COLL_ZSET_RUN_FULL) {
         return TERSE_OK;
@@ -130,7 +131,9 @@ static int run_prepare(struct coll_env *env, struct coll *c, const struct coll_i
         return TERSE_OK; /* every element of the run has a full entry already */
     }
     *redo = true;
-    st = coll_zset_seek_score(env, c, ins->score, false, &lo);
+    if (!have_lo) {
+        st = coll_zset_seek_score(env, c, ins->score, false, &lo);
+    }
     for (uint64_t k = lo; k < lo + run && st == TERSE_OK; k++) {
         st = coll_zset_at(env, c, k, &e);
         if (st == TERSE_OK) {
@@ -162,7 +165,8 @@ static int add_first(struct coll_env *env, struct coll *c, const struct store_zs
     d = (struct coll_desc){ch, 1, (uint32_t)len, coll_zset_key_of(el->score)};
     st = coll_tree_insert(&c->tree, &at, &d);
     if (st == TERSE_OK) {
-        st = coll_zset_map_set(env, c, el->m, el->mlen, el->score, false, false, COLL_ZSET_MAP_UNKNOWN);
+        st = coll_zset_map_set(env, c, el->m, el->mlen, el->score, false, false,
+                               COLL_ZSET_MAP_UNKNOWN);
         if (st != TERSE_OK) {
             at = coll_tree_begin(&c->tree);
             coll_tree_remove(&c->tree, &at);

@@ -196,6 +196,7 @@ static int scan_copy_one(void *arg, const struct store_hash_kv *kv)
 {
     struct scan_copy *s = arg;
     uint8_t *w;
+    size_t n;
 
     if (kv->flen != 8) {
         return coll_zset_corrupt(s->env);
@@ -206,10 +207,9 @@ static int scan_copy_one(void *arg, const struct store_hash_kv *kv)
     }
     w += s->used;
     memcpy(w, kv->f, 8);
-    w += 8;
-    w += codec_varint_put(w, kv->vlen);
-    memcpy(w, kv->v, kv->vlen);
-    s->used = (size_t)(w + kv->vlen - coll_env_side_buf(s->env, 0));
+    n = 8 + codec_varint_put(w + 8, kv->vlen);
+    memcpy(w + n, kv->v, kv->vlen);
+    s->used += n + kv->vlen;
     return 0;
 }
 
@@ -275,10 +275,7 @@ int coll_zset_scan(struct coll_env *env, struct coll *c, uint64_t cursor, size_t
         const uint8_t *base = coll_env_side_buf(env, 0), *p = base + at + 8;
         uint64_t vlen = 0;
 
-        g.fp = 0;
-        for (int i = 0; i < 8; i++) {
-            g.fp |= (uint64_t)base[at + (size_t)i] << (8 * i);
-        }
+        g.fp = coll_zset_fp_get(base + at);
         (void)store_varint_read(&p, base + cp.used, &vlen);
         at = (size_t)(p - base) + (size_t)vlen;
         /* The order's reads never touch the side buffer: the copied value stays. */

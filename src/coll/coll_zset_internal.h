@@ -26,15 +26,22 @@ static inline size_t coll_zset_rec_size(size_t mlen)
     return codec_varint_len(mlen) + mlen + 1 + STORE_ZSET_SCORE_LEN;
 }
 
-/* The 8 bytes of a score as the forms and the map hold it (its bits as given, LE). */
-static inline void coll_zset_score_put(uint8_t *p, double score)
+/* A member fingerprint's 8 bytes, as the map's fields hold it (LE). */
+static inline void coll_zset_fp_put(uint8_t out[8], uint64_t fp)
 {
-    uint64_t bits;
-
-    memcpy(&bits, &score, sizeof(bits));
     for (int i = 0; i < 8; i++) {
-        p[i] = (uint8_t)(bits >> (8 * i));
+        out[i] = (uint8_t)(fp >> (8 * i));
     }
+}
+
+static inline uint64_t coll_zset_fp_get(const uint8_t *p)
+{
+    uint64_t fp = 0;
+
+    for (int i = 0; i < 8; i++) {
+        fp |= (uint64_t)p[i] << (8 * i);
+    }
+    return fp;
 }
 
 /* Writes the record of (m, score) at w; returns the byte after it. */
@@ -46,7 +53,7 @@ static inline uint8_t *coll_zset_rec_put(uint8_t *w, const uint8_t *m, size_t ml
     }
     w += mlen;
     *w++ = STORE_ZSET_SCORE_LEN;
-    coll_zset_score_put(w, score);
+    store_zset_score_put(w, score);
     return w + STORE_ZSET_SCORE_LEN;
 }
 

@@ -54,13 +54,6 @@ uint64_t coll_zset_fp(struct coll_env *env, const struct coll *c, const uint8_t 
     return coll_hash_seeded(c->aux->seed, m, mlen) & coll_env_fp_mask(env);
 }
 
-static void fp_put(uint8_t out[8], uint64_t fp)
-{
-    for (int i = 0; i < 8; i++) {
-        out[i] = (uint8_t)(fp >> (8 * i));
-    }
-}
-
 static double score_of(const uint8_t *p)
 {
     return store_zset_score(p);
@@ -211,7 +204,7 @@ int coll_zset_map_find(struct coll_env *env, struct coll *c, const uint8_t *m, s
 
     h->located = false;
     h->map = COLL_ZSET_MAP_UNKNOWN;
-    fp_put(fp8, coll_zset_fp(env, c, m, mlen));
+    coll_zset_fp_put(fp8, coll_zset_fp(env, c, m, mlen));
     rc = zval_get(env, c, fp8, &z);
     if (rc == 1) {
         rc = zval_find_full(env, &z, m, mlen, score);
@@ -251,7 +244,7 @@ static int map_write(struct coll_env *env, struct coll *c, const uint8_t *m, siz
     uint64_t n_full = 0;
     int rc;
 
-    fp_put(fp8, coll_zset_fp(env, c, m, mlen));
+    coll_zset_fp_put(fp8, coll_zset_fp(env, c, m, mlen));
     rc = zval_get(env, c, fp8, &z);
     if (rc < 0) {
         return rc;
@@ -290,7 +283,7 @@ static int map_write(struct coll_env *env, struct coll *c, const uint8_t *m, siz
         has_short = false; /* the short one was m's */
     }
     if (!del && (full || has_short)) {
-        coll_zset_score_put(w, score);
+        store_zset_score_put(w, score);
         w += STORE_ZSET_SCORE_LEN;
         w += codec_varint_put(w, mlen);
         if (mlen > 0) {
@@ -300,7 +293,7 @@ static int map_write(struct coll_env *env, struct coll *c, const uint8_t *m, siz
         n_full++;
     } else if (!del) {
         has_short = true;
-        coll_zset_score_put(out + 1, score);
+        store_zset_score_put(out + 1, score);
     }
     if (n_full == 0 && !has_short) {
         rc = coll_hash_del(env, c->aux, fp8, 8);
@@ -330,8 +323,8 @@ int coll_zset_map_set(struct coll_env *env, struct coll *c, const uint8_t *m, si
         enum coll_hash_result res;
         int st;
 
-        fp_put(fp8, coll_zset_fp(env, c, m, mlen));
-        coll_zset_score_put(v, score);
+        coll_zset_fp_put(fp8, coll_zset_fp(env, c, m, mlen));
+        store_zset_score_put(v, score);
         st = coll_hash_put(env, c->aux, fp8, 8, v, sizeof(v), present ? COLL_HASH_XX : COLL_HASH_NX,
                            &res);
         return st != TERSE_OK ? st : res != COLL_HASH_UNTOUCHED ? TERSE_OK : coll_zset_corrupt(env);
@@ -346,7 +339,7 @@ int coll_zset_map_unset(struct coll_env *env, struct coll *c, const uint8_t *m, 
         uint8_t fp8[8];
         int rc;
 
-        fp_put(fp8, coll_zset_fp(env, c, m, mlen));
+        coll_zset_fp_put(fp8, coll_zset_fp(env, c, m, mlen));
         rc = coll_hash_del(env, c->aux, fp8, 8);
         return rc == 1 ? TERSE_OK : rc < 0 ? rc : coll_zset_corrupt(env);
     }
@@ -361,7 +354,7 @@ int coll_zset_map_make_full(struct coll_env *env, struct coll *c, const uint8_t 
     double s;
     int rc;
 
-    fp_put(fp8, coll_zset_fp(env, c, m, mlen));
+    coll_zset_fp_put(fp8, coll_zset_fp(env, c, m, mlen));
     rc = zval_get(env, c, fp8, &z);
     if (rc == 1) {
         rc = zval_find_full(env, &z, m, mlen, &s);
@@ -395,7 +388,7 @@ static uint8_t *group_put(uint8_t *w, const uint8_t *form, const struct coll_has
     uint8_t fp8[8];
     size_t vlen = 0;
 
-    fp_put(fp8, e[a].h);
+    coll_zset_fp_put(fp8, e[a].h);
     if (b - a == 1 && !(e[a].len & ENT_TIE)) {
         ent_kv(form, &e[a], &kv);
         return coll_hash_rec_put(w, fp8, 8, kv.v, STORE_ZSET_SCORE_LEN);
@@ -557,7 +550,7 @@ int coll_zset_map_claim(struct coll_env *env, struct coll *c, const struct store
     double s;
     int rc;
 
-    fp_put(fp8, coll_zset_fp(env, c, el->m, el->mlen));
+    coll_zset_fp_put(fp8, coll_zset_fp(env, c, el->m, el->mlen));
     rc = zval_get(env, c, fp8, &z);
     if (rc != 1) {
         return rc < 0 ? rc : TERSE_ECORRUPT;
@@ -603,10 +596,7 @@ int coll_zset_map_check(struct coll_env *env, struct coll *c, uint64_t *entries)
         if (kv.flen != 8) {
             return TERSE_ECORRUPT;
         }
-        k.fp = 0;
-        for (int i = 0; i < 8; i++) {
-            k.fp |= (uint64_t)kv.f[i] << (8 * i);
-        }
+        k.fp = coll_zset_fp_get(kv.f);
         rc = coll_zset_map_entries(env, kv.v, kv.vlen, check_one, &k);
     }
     *entries = k.n;

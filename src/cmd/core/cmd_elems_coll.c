@@ -150,12 +150,7 @@ static int scan_one(void *arg, const struct store_hash_kv *kv)
 static void zset_kv(const struct store_zset_el *el, uint8_t sc[STORE_ZSET_SCORE_LEN],
                     struct store_hash_kv *kv)
 {
-    uint64_t bits;
-
-    memcpy(&bits, &el->score, sizeof(bits));
-    for (int i = 0; i < STORE_ZSET_SCORE_LEN; i++) {
-        sc[i] = (uint8_t)(bits >> (8 * i));
-    }
+    store_zset_score_put(sc, el->score);
     *kv = (struct store_hash_kv){el->m, el->mlen, sc, STORE_ZSET_SCORE_LEN};
 }
 

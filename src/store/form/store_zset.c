@@ -33,7 +33,7 @@ double store_zset_score(const uint8_t *p)
     return d;
 }
 
-static void score_put(uint8_t *p, double d)
+void store_zset_score_put(uint8_t *p, double d)
 {
     uint64_t bits;
 
@@ -175,7 +175,7 @@ int store_zset_form_write(const struct store_zset_el *a, size_t n, uint8_t *out,
         }
         at += a[i].mlen;
         out[at++] = STORE_ZSET_SCORE_LEN;
-        score_put(out + at, a[i].score);
+        store_zset_score_put(out + at, a[i].score);
         at += STORE_ZSET_SCORE_LEN;
     }
     *out_len = at;

@@ -35,6 +35,8 @@ struct store_zset_el {
 
 /* The score a form holds in its 8 value bytes at v. */
 double store_zset_score(const uint8_t *v);
+/* Writes d as the 8 bytes a form holds a score in (its bits, LE). */
+void store_zset_score_put(uint8_t *p, double d);
 
 /* Redis's order: score, then member bytes (memcmp over the shorter length, then the
  * length). <0, 0, >0. Scores must not be NaN. */
