@@ -207,7 +207,6 @@ def test_warm_multi_exec_loop_allocates_nothing(terse):
     batch = b"".join(parts)
     with h.RawConn(terse.port) as c:
         h.send_rounds(c, batch, 250, 5, {})
-        h.info_alloc_counts(c)
         h.assert_rounds_allocate_nothing(c, "warm MULTI/EXEC loop", batch, 250, {})
 
 
