@@ -54,11 +54,6 @@ uint64_t coll_zset_fp(struct coll_env *env, const struct coll *c, const uint8_t 
     return coll_hash_seeded(c->aux->seed, m, mlen) & coll_env_fp_mask(env);
 }
 
-static double score_of(const uint8_t *p)
-{
-    return store_zset_score(p);
-}
-
 /* A value parsed: views into its bytes. */
 struct zval {
     bool has_short;
@@ -75,7 +70,7 @@ static int zval_parse(struct coll_env *env, const uint8_t *v, size_t vlen, struc
         z->has_short = true;
         z->short_at = v;
         z->full = z->end;
-        return isnan(score_of(v)) ? coll_zset_corrupt(env) : TERSE_OK;
+        return isnan(store_zset_score(v)) ? coll_zset_corrupt(env) : TERSE_OK;
     }
     if (vlen < 1 + STORE_ZSET_SCORE_LEN + 1 || (v[0] & ~ZV_HAS_SHORT) != 0) {
         return coll_zset_corrupt(env);
@@ -83,7 +78,7 @@ static int zval_parse(struct coll_env *env, const uint8_t *v, size_t vlen, struc
     z->has_short = (v[0] & ZV_HAS_SHORT) != 0;
     z->short_at = v + 1;
     z->full = v + 1 + (z->has_short ? STORE_ZSET_SCORE_LEN : 0);
-    if (z->full >= z->end || (z->has_short && isnan(score_of(z->short_at)))) {
+    if (z->full >= z->end || (z->has_short && isnan(store_zset_score(z->short_at)))) {
         return coll_zset_corrupt(env);
     }
     return TERSE_OK;
@@ -100,7 +95,7 @@ static int zval_next(struct coll_env *env, const struct zval *z, const uint8_t *
         store_varint_read(&q, z->end, &mlen) != TERSE_OK || mlen > (uint64_t)(z->end - q)) {
         return coll_zset_corrupt(env);
     }
-    el->score = score_of(*p);
+    el->score = store_zset_score(*p);
     el->m = q;
     el->mlen = (size_t)mlen;
     *p = q + mlen;
@@ -216,7 +211,7 @@ int coll_zset_map_find(struct coll_env *env, struct coll *c, const uint8_t *m, s
         return rc;
     }
     /* The short entry is m's when the order holds (its score, m). */
-    el.score = score_of(z.short_at);
+    el.score = store_zset_score(z.short_at);
     rc = coll_zset_order_has(env, c, &el, &h->it, &h->idx);
     if (rc == 1) {
         *score = el.score;
@@ -520,7 +515,7 @@ int coll_zset_map_entries(struct coll_env *env, const uint8_t *v, size_t vlen,
         return rc;
     }
     if (z.has_short) {
-        struct store_zset_el el = {NULL, 0, score_of(z.short_at)};
+        struct store_zset_el el = {NULL, 0, store_zset_score(z.short_at)};
 
         if ((rc = fn(arg, &el)) != 0) {
             return rc;
@@ -564,7 +559,7 @@ int coll_zset_map_claim(struct coll_env *env, struct coll *c, const struct store
         if (!z.has_short) {
             return TERSE_ECORRUPT;
         }
-        s = score_of(z.short_at);
+        s = store_zset_score(z.short_at);
     }
     return coll_zset_same_bits(s, el->score) ? TERSE_OK : TERSE_ECORRUPT;
 }
