@@ -21,6 +21,7 @@
 #include <malloc.h>
 #include <stdint.h>
 
+#include "core/core_mem.h"
 #include "core/core_time.h"
 #include "server/aof/srv_aof.h"
 #include "server/snapshot/srv_persist.h"
@@ -100,7 +101,9 @@ static void compress_slice(struct srv *s)
     s->compress_owed_us -= spent < s->compress_owed_us ? spent : s->compress_owed_us;
 }
 
-void srv_idle(struct srv *s, int n_events)
+/* Called after every poll with the number of events it handled: after a poll that waited
+ * and found nothing, one background compression step of SRV_IDLE_COMPRESS_US. */
+static void srv_idle(struct srv *s, int n_events)
 {
     if (n_events > 0) {
         s->idle = 0;
@@ -117,7 +120,7 @@ void srv_idle(struct srv *s, int n_events)
     }
 }
 
-void srv_cron(struct srv *s)
+static void srv_cron(struct srv *s)
 {
     int64_t now = core_time_unix_ms();
     int period = (int)(1000 / (s->cfg.hz > 0 ? s->cfg.hz : 10));
@@ -171,4 +174,16 @@ void srv_cron(struct srv *s)
         malloc_trim(0);
         s->trim_owed = 0;
     }
+}
+
+void srv_background(struct srv *s, int n_events)
+{
+    struct core_mem_stats before, after;
+
+    core_mem_stats_get(&before);
+    srv_idle(s, n_events);
+    srv_cron(s);
+    core_mem_stats_get(&after);
+    s->bg_alloc += (after.n_alloc + after.n_realloc) - (before.n_alloc + before.n_realloc);
+    s->bg_free += after.n_free - before.n_free;
 }

@@ -67,6 +67,8 @@ static void hook_sysinfo(void *arg, struct cmd_sysinfo *out)
     out->used_memory_rss = rss_bytes();
     out->n_alloc = ms.n_alloc + ms.n_realloc;
     out->n_free = ms.n_free;
+    out->bg_alloc = s->bg_alloc;
+    out->bg_free = s->bg_free;
     out->maxmemory = s->cfg.maxmemory;
     out->connected_clients = s->n_clients;
     out->total_connections = s->total_connections;

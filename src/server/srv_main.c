@@ -368,8 +368,7 @@ int main(int argc, char **argv)
             srv_repl_step(&s, 0);
             srv_replica_step(&s, 0);
             srv_clients_resume(&s);
-            srv_idle(&s, n);
-            srv_cron(&s);
+            srv_background(&s, n);
             srv_aof_flush(&s); /* what cron and resumed clients fed */
         }
         rc = s.stop ? 0 : 1;

@@ -201,7 +201,7 @@ def test_unlink_of_a_big_list_frees_in_the_background(spawn):
     command (Redis's lazyfree): INFO counts it in lazyfree_pending_objects until it is gone,
     then in lazyfreed_objects, and used_memory comes back to where it was."""
     t = spawn("terse")
-    mem = lambda c, f: int(h.info_field_section(c, "memory", f))
+    mem = lambda c, f: int(h.info_field(c, f, "memory"))
     with t.raw() as c:
         # The request buffers grown by a 20,000-argument RPUSH are not the list's.
         c.call("RPUSH", "warm", *[b"e%d" % j for j in range(20000)])

@@ -20,12 +20,16 @@
  *                                               counts when the background encodes it)
  *   values_pending, bytes_pending               values awaiting background compression and
  *                                               their stored (raw) bytes, now
+ *   chunks_pending                              big containers' chunks awaiting it, now
  *   values_decoded                              successful decodes
  *   corrupt_values                              values that failed their checksum on read
  *   dataset_keys, dataset_value_bytes           live keys and the stored bytes of their values
  *   index_bytes, entry_bytes                    the store's memory for its index and entries
- *   allocator_allocs, allocator_frees           allocator calls ever (a warm request loop
- *                                               must not move them)
+ *   allocator_allocs, allocator_frees           allocator calls ever
+ *   allocator_background_allocs, ..._frees      those of the server's background work
+ *                                               (compression, cron): the rest are the
+ *                                               request path's, which a warm loop must not
+ *                                               move
  *
  * Fields terse has no counterpart for (replication, AOF, forks, modules) carry the values a
  * standalone Redis without persistence reports. The text is built in the server's scratch
@@ -155,6 +159,7 @@ struct info_data {
     struct cmd_sysinfo si;
     struct store_stats st;
     struct codec_stats cs;
+    struct coll_env_stats colls;
     int64_t now_ms;
 };
 
@@ -543,6 +548,7 @@ static void info_terse(struct info_buf *b, struct cmd_call *c, const struct info
               (unsigned long long)d->cs.n_encoded[CODEC_ZSTD]);
     info_addf(b, "values_pending:%llu\r\nbytes_pending:%llu\r\n",
               (unsigned long long)d->st.n_pending, (unsigned long long)d->st.pending_bytes);
+    info_addf(b, "chunks_pending:%llu\r\n", (unsigned long long)d->colls.n_pending);
     info_addf(b, "values_decoded:%llu\r\n", (unsigned long long)d->cs.n_decoded);
     info_addf(b, "corrupt_values:%llu\r\n", (unsigned long long)s->corrupt_values);
     info_addf(b, "dataset_keys:%llu\r\ndataset_value_bytes:%llu\r\n",
@@ -551,6 +557,8 @@ static void info_terse(struct info_buf *b, struct cmd_call *c, const struct info
               (unsigned long long)d->st.entry_bytes);
     info_addf(b, "allocator_allocs:%llu\r\nallocator_frees:%llu\r\n",
               (unsigned long long)d->si.n_alloc, (unsigned long long)d->si.n_free);
+    info_addf(b, "allocator_background_allocs:%llu\r\nallocator_background_frees:%llu\r\n",
+              (unsigned long long)d->si.bg_alloc, (unsigned long long)d->si.bg_free);
 }
 
 static void info_section(struct info_buf *b, struct cmd_call *c, const struct info_data *d,
@@ -610,6 +618,7 @@ void cmd_info_proc(struct cmd_call *c)
     }
     if (c->srv->shard != NULL) {
         store_stats_get(c->srv->shard, &d.st);
+        coll_env_stats_get(store_coll_env(c->srv->shard), &d.colls);
     }
     if (c->srv->codec != NULL) {
         codec_ctx_stats(c->srv->codec, &d.cs);

@@ -134,6 +134,7 @@ struct cmd_client {
 struct cmd_sysinfo {
     uint64_t used_memory, used_memory_peak, used_memory_rss; /* bytes */
     uint64_t n_alloc, n_free;  /* allocator calls ever (core_mem): the no-allocation check */
+    uint64_t bg_alloc, bg_free; /* those the server's background work made (not requests) */
     uint64_t maxmemory;
     uint64_t connected_clients, total_connections, rejected_connections;
     uint64_t net_input_bytes, net_output_bytes;

@@ -225,6 +225,9 @@ struct srv {
     uint64_t compress_owed_us;     /* background compression time the cron granted and busy
                                       loop turns have not yet spent (srv_cron.c): spent in
                                       slices of SRV_COMPRESS_SLICE_US between events */
+    uint64_t bg_alloc, bg_free;    /* allocator calls the loop's background work made
+                                      (srv_background): INFO shows them apart, so what is
+                                      left is the request path's */
     size_t trim_owed;              /* bytes background compression freed since the heap was
                                       last given back to the system (srv_cron) */
     struct srv_persist persist;    /* snapshots */
