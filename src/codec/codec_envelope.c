@@ -31,10 +31,10 @@
 #include "codec/codec_alloc.h"
 #include "codec/codec_internal.h"
 #include "codec/codec_msgpack.h"
+#include "codec/codec_sum.h"
 
 #include <lz4.h>
 #include <string.h>
-#include <xxhash.h>
 
 #define CHECKSUM_N 8
 #define DEFAULT_FORMAT "msgpack"
@@ -259,7 +259,7 @@ envelope_store(void *state, const void *src, size_t src_len, const char *format,
     if (src_len == 0) {
         src = ""; /* libraries get a valid pointer even for empty input */
     }
-    sum = XXH3_64bits(src, src_len);
+    sum = codec_sum(src, src_len);
     tail = trailer_len(sum, src_len, fmt_len);
     if (out == NULL || dst_cap < 1 + tail) {
         return TERSE_EDSTSIZE;
@@ -627,7 +627,7 @@ envelope_retrieve(const terse_allocator *a, const void *env, size_t env_len, voi
     }
     rc = block_decode(&e, a, dst);
     if (rc == TERSE_OK &&
-        XXH3_64bits(e.orig_len > 0 ? dst : "", (size_t)e.orig_len) != e.checksum) {
+        codec_sum(dst, (size_t)e.orig_len) != e.checksum) {
         rc = TERSE_ECORRUPT;
     }
     if (rc != TERSE_OK) {

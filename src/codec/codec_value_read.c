@@ -10,11 +10,11 @@
 #include "codec/codec_value.h"
 
 #include "codec/codec_value_internal.h"
+#include "codec/codec_sum.h"
 #include "terse/status.h"
 
 #include <lz4.h>
 #include <string.h>
-#include <xxhash.h>
 #include <zstd.h>
 
 #define VARINT_MAX 5       /* ceil(30 bits / 7): enough for CODEC_VALUE_MAX */
@@ -183,7 +183,7 @@ codec_value_decode(struct codec_ctx *c, const void *stored, size_t stored_len, v
     } else if (info.orig_len > 0) {
         memcpy(out, payload, info.orig_len);
     }
-    if ((info.orig_len > 0 ? XXH3_64bits(out, info.orig_len) : XXH3_64bits("", 0)) != sum) {
+    if (codec_sum(out, info.orig_len) != sum) {
         return decode_fail(c, out, info.orig_len);
     }
     c->stats.n_decoded++;
@@ -206,7 +206,7 @@ codec_value_view(struct codec_ctx *c, const void *stored, size_t stored_len, con
         return TERSE_MORE;
     }
     payload = (const uint8_t *)stored + info.header_len;
-    if ((info.orig_len > 0 ? XXH3_64bits(payload, info.orig_len) : XXH3_64bits("", 0)) != sum) {
+    if (codec_sum(payload, info.orig_len) != sum) {
         return decode_fail(c, NULL, 0);
     }
     c->stats.n_decoded++;

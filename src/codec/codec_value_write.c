@@ -9,13 +9,13 @@
 #include "codec/codec_value.h"
 
 #include "codec/codec_value_internal.h"
+#include "codec/codec_sum.h"
 #include "terse/status.h"
 
 #include <lz4.h>
 #define LZ4_HC_STATIC_LINKING_ONLY /* LZ4_compress_HC_extStateHC_fastReset */
 #include <lz4hc.h>
 #include <string.h>
-#include <xxhash.h>
 #include <zstd.h>
 
 /* ---- encode ------------------------------------------------------------------------------ */
@@ -111,7 +111,7 @@ codec_value_encode_dict(struct codec_ctx *c, uint32_t dict_id, const void *src,
         }
         plen = src_len;
     }
-    sum = src_len > 0 ? XXH3_64bits(src, src_len) : XXH3_64bits("", 0);
+    sum = codec_sum(src, src_len);
     codec_header_put(out, kind, src_len, sum, d != NULL ? d->id : 0);
     c->stats.n_encoded[kind]++;
     *dst_len = hlen + plen;
@@ -141,7 +141,7 @@ codec_value_encode_raw(const void *src, size_t src_len, void *dst, size_t dst_ca
     if (src_len > 0) {
         memcpy(out + hlen, src, src_len);
     }
-    sum = src_len > 0 ? XXH3_64bits(src, src_len) : XXH3_64bits("", 0);
+    sum = codec_sum(src, src_len);
     codec_header_put(out, CODEC_RAW, src_len, sum, 0);
     *dst_len = hlen + src_len;
     return TERSE_OK;

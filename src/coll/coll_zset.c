@@ -58,7 +58,8 @@ int coll_zset_corrupt(struct coll_env *env)
     return TERSE_ECORRUPT;
 }
 
-int coll_zset_next(struct coll_env *env, struct store_hash_it *fit, struct store_zset_el *el)
+int coll_zset_next_slow(struct coll_env *env, struct store_hash_it *fit,
+                        struct store_zset_el *el)
 {
     struct store_hash_kv kv;
     int rc = store_hash_next(fit, &kv);

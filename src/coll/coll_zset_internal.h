@@ -11,6 +11,7 @@
 #ifndef TERSE_COLL_ZSET_INTERNAL_H
 #define TERSE_COLL_ZSET_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -70,9 +71,31 @@ static inline bool coll_zset_same_bits(double a, double b)
 /* Counts a structural failure met in a verified chunk and returns TERSE_ECORRUPT. */
 int coll_zset_corrupt(struct coll_env *env);
 
+/* coll_zset_next's general case: store_hash_next's checks of every length. */
+int coll_zset_next_slow(struct coll_env *env, struct store_hash_it *fit,
+                        struct store_zset_el *el);
+
 /* The next element of a cursor over a chunk's form: 1 with *el (a view), 0 at the end,
- * TERSE_ECORRUPT (counted) on a bad length, a score not 8 bytes, or NaN. */
-int coll_zset_next(struct coll_env *env, struct store_hash_it *fit, struct store_zset_el *el);
+ * TERSE_ECORRUPT (counted) on a bad length, a score not 8 bytes, or NaN. Inline, with the
+ * common record (a member under 128 bytes: both lengths one byte, so minimal) read here with
+ * the same bounds store_hash_next checks: the scans of a write walk a few dozen a command. */
+static inline int coll_zset_next(struct coll_env *env, struct store_hash_it *fit,
+                                 struct store_zset_el *el)
+{
+    const uint8_t *p = fit->p;
+    size_t room = (size_t)(fit->end - p);
+
+    if (fit->left > 0 && room >= 2 + STORE_ZSET_SCORE_LEN && p[0] < 0x80 &&
+        room - (2 + STORE_ZSET_SCORE_LEN) >= p[0] && p[1 + p[0]] == STORE_ZSET_SCORE_LEN) {
+        el->m = p + 1;
+        el->mlen = p[0];
+        el->score = store_zset_score(p + 2 + p[0]);
+        fit->p = p + 2 + STORE_ZSET_SCORE_LEN + p[0];
+        fit->left--;
+        return isnan(el->score) ? coll_zset_corrupt(env) : 1;
+    }
+    return coll_zset_next_slow(env, fit, el);
+}
 
 /*
  * The verified form of the chunk of d (*form, *len: a view, as coll_chunk_read's; peek: without

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "codec/codec_sum.h"
 #include "codec/codec_value.h"
 #include "coll/coll_hash.h"
 #include "coll/coll_list.h"
@@ -436,7 +437,7 @@ static int read_end(struct reader *r, size_t at, const uint8_t *p, uint32_t seq,
                    (unsigned long long)n_keys, (unsigned long long)n_blocks,
                    (unsigned long long)r->n_records, seq);
     }
-    if (verify && persist_get_u64(p + 16) != XXH3_64bits(r->buf, at)) {
+    if (verify && persist_get_u64(p + 16) != codec_sum(r->buf, at)) {
         return bad(r, TERSE_ECORRUPT, at, "whole-file checksum mismatch");
     }
     return TERSE_OK;
@@ -469,7 +470,7 @@ static int walk(struct reader *r, int verify)
                        "bytes left in the file", (unsigned long long)plen, left);
         }
         end = pos + PERSIST_BLOCK_HEADER_LEN + (size_t)plen;
-        if (persist_get_u64(r->buf + end) != XXH3_64bits(h, end - pos)) {
+        if (persist_get_u64(r->buf + end) != codec_sum(h, end - pos)) {
             return bad(r, TERSE_ECORRUPT, at, "block checksum mismatch");
         }
         db = persist_get_u32(h + 8);

@@ -32,6 +32,7 @@
 #include "persist/persist_internal.h"
 #include "persist/persist_save_coll.h"
 #include "persist/persist_save_internal.h"
+#include "codec/codec_sum.h"
 #include "codec/codec_value.h"
 #include "store/store.h"
 #include "terse/status.h"
@@ -94,7 +95,7 @@ void persist_w_flush(struct writer *w)
         return;
     }
     persist_w_block_header(w->buf, PERSIST_BLOCK_DATA, w->seq, w->db, w->n_records, payload);
-    persist_put_u64(w->buf + w->len, XXH3_64bits(w->buf, w->len));
+    persist_put_u64(w->buf + w->len, codec_sum(w->buf, w->len));
     persist_w_out(w, w->buf, w->len + PERSIST_BLOCK_TRAILER_LEN);
     w->off += w->len + PERSIST_BLOCK_TRAILER_LEN;
     w->seq++;
@@ -133,7 +134,7 @@ static const struct dedup_slot *dedup_find_or_add(struct writer *w, const uint8_
     if (w->slots == NULL || len < PERSIST_DEDUP_MIN) {
         return NULL;
     }
-    h = XXH3_64bits(p, len);
+    h = codec_sum(p, len);
     mask = w->n_slots - 1;
     for (i = (size_t)h & mask; w->slots[i].p != NULL; i = (i + 1) & mask) {
         const struct dedup_slot *sl = &w->slots[i];

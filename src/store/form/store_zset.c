@@ -17,22 +17,6 @@
 #include "store/form/store_varint.h"
 #include "terse/status.h"
 
-double store_zset_score(const uint8_t *p)
-{
-    uint64_t bits = 0;
-    double d;
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(&bits, p, sizeof(bits)); /* the form's order: one load */
-#else
-    for (int i = 7; i >= 0; i--) {
-        bits = (bits << 8) | p[i];
-    }
-#endif
-    memcpy(&d, &bits, sizeof(d));
-    return d;
-}
-
 void store_zset_score_put(uint8_t *p, double d)
 {
     uint64_t bits;
@@ -52,17 +36,6 @@ int store_zset_member_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_
         return c;
     }
     return alen < blen ? -1 : alen > blen ? 1 : 0;
-}
-
-int store_zset_cmp(const struct store_zset_el *a, const struct store_zset_el *b)
-{
-    if (a->score < b->score) {
-        return -1;
-    }
-    if (a->score > b->score) {
-        return 1;
-    }
-    return store_zset_member_cmp(a->m, a->mlen, b->m, b->mlen);
 }
 
 int store_zset_count(const uint8_t *form, size_t len, uint64_t *n)

@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "store/form/store_hash.h"
 
@@ -33,17 +34,43 @@ struct store_zset_el {
     double score;
 };
 
-/* The score a form holds in its 8 value bytes at v. */
-double store_zset_score(const uint8_t *v);
+/* The score a form holds in its 8 value bytes at v (inline: every walk of a chunk reads one
+ * per record). */
+static inline double store_zset_score(const uint8_t *v)
+{
+    uint64_t bits = 0;
+    double d;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&bits, v, sizeof(bits)); /* the form's order: one load */
+#else
+    for (int i = 7; i >= 0; i--) {
+        bits = (bits << 8) | v[i];
+    }
+#endif
+    memcpy(&d, &bits, sizeof(d));
+    return d;
+}
+
 /* Writes d as the 8 bytes a form holds a score in (its bits, LE). */
 void store_zset_score_put(uint8_t *p, double d);
 
-/* Redis's order: score, then member bytes (memcmp over the shorter length, then the
- * length). <0, 0, >0. Scores must not be NaN. */
-int store_zset_cmp(const struct store_zset_el *a, const struct store_zset_el *b);
-
 /* Member bytes alone, in the same byte order (for ZRANGEBYLEX and the set operations). */
 int store_zset_member_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
+/* Redis's order: score, then member bytes (memcmp over the shorter length, then the
+ * length). <0, 0, >0. Scores must not be NaN. Inline: a scan compares every record it passes
+ * and the scores alone decide all but equal ones. */
+static inline int store_zset_cmp(const struct store_zset_el *a, const struct store_zset_el *b)
+{
+    if (a->score < b->score) {
+        return -1;
+    }
+    if (a->score > b->score) {
+        return 1;
+    }
+    return store_zset_member_cmp(a->m, a->mlen, b->m, b->mlen);
+}
 
 /*
  * Decodes the whole form (len bytes) into a (cap elements), pointing into form; *n gets the
