@@ -26,16 +26,9 @@ int coll_hash_corrupt(struct coll_env *env)
     return TERSE_ECORRUPT;
 }
 
-static int key_cmp(void *arg, const struct coll_key *key)
-{
-    uint64_t h = *(const uint64_t *)arg;
-
-    return h < key->k ? -1 : h > key->k ? 1 : 0;
-}
-
 void coll_hash_seek(const struct coll *c, uint64_t h, struct coll_it *it)
 {
-    bool found = coll_tree_seek_key(&c->tree, key_cmp, &h, it);
+    bool found = coll_tree_seek_k(&c->tree, h, false, it);
 
     (void)found;
     assert(found);

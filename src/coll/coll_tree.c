@@ -206,6 +206,44 @@ bool coll_tree_seek_key(const struct coll_tree *t, coll_key_cmp *cmp, void *arg,
     return true;
 }
 
+/* In keys [1, n) of a node (stride bytes apart from key1), the last whose k is not after the
+ * target, or 0: a binary search, as coll_tree_seek_key's. */
+static unsigned last_not_after(const uint8_t *key1, size_t stride, unsigned n, uint64_t k,
+                               bool strict)
+{
+    unsigned lo = 1, hi = n;
+
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        uint64_t km = ((const struct coll_key *)(const void *)(key1 + (mid - 1) * stride))->k;
+
+        if (strict ? k <= km : k < km) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo - 1;
+}
+
+bool coll_tree_seek_k(const struct coll_tree *t, uint64_t k, bool strict, struct coll_it *it)
+{
+    const struct coll_node *n = t->root;
+
+    if (n == NULL) {
+        it->leaf = NULL;
+        return false;
+    }
+    while (!n->leaf) {
+        n = n->u.in.child[last_not_after((const uint8_t *)&n->u.in.key[1],
+                                         sizeof(n->u.in.key[0]), n->n, k, strict)];
+    }
+    it->leaf = (struct coll_node *)(uintptr_t)n;
+    it->slot = last_not_after((const uint8_t *)&n->u.d[1].key, sizeof(n->u.d[0]), n->n, k,
+                              strict);
+    return true;
+}
+
 /* ---- keeping counts and keys --------------------------------------------------------------- */
 
 static const struct coll_key *first_key(const struct coll_node *n)

@@ -118,6 +118,9 @@ uint64_t coll_tree_rank_of(const struct coll_it *it);
 typedef int coll_key_cmp(void *arg, const struct coll_key *key);
 bool coll_tree_seek_key(const struct coll_tree *t, coll_key_cmp *cmp, void *arg,
                         struct coll_it *it);
+/* The same on key.k alone, compared in place (the hash's and the sorted set's descents, a
+ * few a command): the last descriptor with key.k <= k (strict: < k), or the first. */
+bool coll_tree_seek_k(const struct coll_tree *t, uint64_t k, bool strict, struct coll_it *it);
 
 /*
  * Inserts d before the descriptor at *at (at invalid: at the end; an empty tree takes any

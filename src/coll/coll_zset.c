@@ -110,26 +110,10 @@ static int chunk_first(struct coll_env *env, const struct coll_desc *d, struct s
 
 /* ---- searches ---------------------------------------------------------------------------- */
 
-/* Descents by key.k: "le" finds the last key <= k, "lt" the last key < k. */
-struct key_target {
-    uint64_t k;
-    bool strict;
-};
-
-static int key_cmp(void *arg, const struct coll_key *key)
-{
-    const struct key_target *t = arg;
-
-    if (t->strict) {
-        return t->k <= key->k ? -1 : 1; /* an equal key counts as after the target */
-    }
-    return t->k < key->k ? -1 : t->k > key->k ? 1 : 0;
-}
-
+/* Descents by key.k: the last key <= k, or (strict) the last key < k. */
 static void seek_key(const struct coll *c, uint64_t k, bool strict, struct coll_it *it)
 {
-    struct key_target t = {k, strict};
-    bool found = coll_tree_seek_key(&c->tree, key_cmp, &t, it);
+    bool found = coll_tree_seek_k(&c->tree, k, strict, it);
 
     (void)found;
     assert(found);
