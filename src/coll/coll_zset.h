@@ -82,6 +82,7 @@ int coll_zset_score(struct coll_env *env, struct coll *c, const uint8_t *m, size
 struct coll_zset_hint {
     struct coll_it it; /* the member's chunk, when located */
     uint64_t idx;      /* its index there */
+    size_t rs, re;     /* its record's bytes in the chunk's form */
     bool located;
     uint8_t map;       /* what the map holds at its fingerprint: COLL_ZSET_MAP_* */
 };

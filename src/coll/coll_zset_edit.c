@@ -266,7 +266,8 @@ static int add_move(struct coll_env *env, struct coll *c, const struct store_zse
             st = coll_zset_stage_spot(env, c, &t, &a, &s, ne);
         }
     } else {
-        st = coll_zset_spot_scan(env, coll_tree_desc(&a), oe, NULL, &s);
+        st = h->located ? coll_zset_spot_known(env, h, &s)
+                        : coll_zset_spot_scan(env, coll_tree_desc(&a), oe, NULL, &s);
         if (st == TERSE_OK && !s.found) {
             st = coll_zset_corrupt(env);
         }
@@ -390,7 +391,8 @@ int coll_zset_rem(struct coll_env *env, struct coll *c, const uint8_t *m, size_t
         st = coll_zset_locate(env, c, &el, &a);
     }
     if (st == TERSE_OK) {
-        st = coll_zset_spot_scan(env, coll_tree_desc(&a), &el, NULL, &s);
+        st = h.located ? coll_zset_spot_known(env, &h, &s)
+                       : coll_zset_spot_scan(env, coll_tree_desc(&a), &el, NULL, &s);
     }
     if (st == TERSE_OK && !s.found) {
         st = coll_zset_corrupt(env);

@@ -176,7 +176,7 @@ int coll_zset_rank(struct coll_env *env, struct coll *c, const uint8_t *m, size_
     if (rc != 1) {
         return rc;
     }
-    rc = h.located ? 1 : coll_zset_order_has(env, c, &el, &h.it, &h.idx);
+    rc = h.located ? 1 : coll_zset_order_has(env, c, &el, &h);
     if (rc == 1) {
         *rank = coll_tree_rank_of(&h.it) + h.idx;
         *score = el.score;

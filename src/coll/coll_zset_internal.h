@@ -121,10 +121,11 @@ static inline struct coll_key coll_zset_key_of(double score)
 int coll_zset_locate(struct coll_env *env, struct coll *c, const struct store_zset_el *el,
                      struct coll_it *it);
 
-/* (el's score, el's member) in the order: 1 with *it its chunk and *idx its index there, 0
- * absent, TERSE_ECORRUPT, TERSE_ENOMEM. One locate and one chunk. */
+/* (el's score, el's member) in the order: 1 with h->it its chunk, h->idx its index there and
+ * [h->rs, h->re) its record in the chunk's form, 0 absent, TERSE_ECORRUPT, TERSE_ENOMEM. One
+ * locate and one chunk. */
 int coll_zset_order_has(struct coll_env *env, struct coll *c, const struct store_zset_el *el,
-                        struct coll_it *it, uint64_t *idx);
+                        struct coll_zset_hint *h);
 
 /* ---- the member map (coll_zset_map.c) ---------------------------------------------------- */
 
@@ -225,6 +226,10 @@ double coll_zset_rec_score(const uint8_t *p, const uint8_t *end);
 int coll_zset_spot_scan(struct coll_env *env, const struct coll_desc *d,
                         const struct store_zset_el *del, const struct store_zset_el *ins,
                         struct coll_zset_spot *s);
+/* coll_zset_spot_scan's removal alone where a lookup has just found the record (h located,
+ * the order unchanged since): no walk. */
+int coll_zset_spot_known(struct coll_env *env, const struct coll_zset_hint *h,
+                         struct coll_zset_spot *s);
 
 /* Stages s's chunk (at it) without its del record (when found) and/or with ins, on t (at most
  * two stages per txn). TERSE_OK, TERSE_ENOMEM, TERSE_ETOOBIG: nothing changed (earlier stages

@@ -149,7 +149,7 @@ static int zval_find_full(struct coll_env *env, const struct zval *z, const uint
 }
 
 int coll_zset_order_has(struct coll_env *env, struct coll *c, const struct store_zset_el *el,
-                        struct coll_it *it, uint64_t *idx)
+                        struct coll_zset_hint *h)
 {
     struct store_hash_it fit;
     struct store_zset_el e;
@@ -160,18 +160,20 @@ int coll_zset_order_has(struct coll_env *env, struct coll *c, const struct store
     if (c->tree.n_chunks == 0) {
         return 0;
     }
-    rc = coll_zset_locate(env, c, el, it);
+    rc = coll_zset_locate(env, c, el, &h->it);
     if (rc == TERSE_OK) {
-        rc = coll_zset_chunk_open(env, coll_tree_desc(it), false, &form, &len, &fit);
+        rc = coll_zset_chunk_open(env, coll_tree_desc(&h->it), false, &form, &len, &fit);
     }
     if (rc != TERSE_OK) {
         return rc;
     }
-    for (uint64_t i = 0; (rc = coll_zset_next(env, &fit, &e)) == 1; i++) {
+    for (uint64_t i = 0; (h->rs = (size_t)(fit.p - form), rc = coll_zset_next(env, &fit, &e)) == 1;
+         i++) {
         int cmp = store_zset_cmp(&e, el);
 
         if (cmp == 0) {
-            *idx = i;
+            h->idx = i;
+            h->re = (size_t)(fit.p - form);
             return coll_zset_same_bits(e.score, el->score) ? 1 : coll_zset_corrupt(env);
         }
         if (cmp > 0) {
@@ -212,7 +214,7 @@ int coll_zset_map_find(struct coll_env *env, struct coll *c, const uint8_t *m, s
     }
     /* The short entry is m's when the order holds (its score, m). */
     el.score = store_zset_score(z.short_at);
-    rc = coll_zset_order_has(env, c, &el, &h->it, &h->idx);
+    rc = coll_zset_order_has(env, c, &el, h);
     if (rc == 1) {
         *score = el.score;
         h->located = true;

@@ -340,6 +340,31 @@ int coll_zset_spot_scan(struct coll_env *env, const struct coll_desc *d,
     return rc < 0 ? rc : TERSE_OK;
 }
 
+int coll_zset_spot_known(struct coll_env *env, const struct coll_zset_hint *h,
+                         struct coll_zset_spot *s)
+{
+    const struct coll_desc *d = coll_tree_desc(&h->it);
+    struct store_hash_it fit;
+    int rc = coll_zset_chunk_open(env, d, false, &s->form, &s->len, &fit);
+
+    if (rc != TERSE_OK) {
+        return rc;
+    }
+    s->n = d->count;
+    s->body = (size_t)(fit.p - s->form);
+    if (h->rs < s->body || h->rs >= h->re || h->re > s->len) {
+        return coll_zset_corrupt(env); /* not a record of this chunk: the hint is stale */
+    }
+    s->found = true;
+    s->rs = h->rs;
+    s->re = h->re;
+    s->ins_at = s->lt_at = s->len;
+    s->ins_idx = s->n;
+    s->run_before = 0;
+    s->run_at_start = false;
+    return TERSE_OK;
+}
+
 static uint8_t *span(uint8_t *w, const uint8_t *f, size_t a, size_t b)
 {
     memcpy(w, f + a, b - a);
