@@ -12,7 +12,9 @@
  * hints (keys whose expiry passed are counted, not written), as Redis's are.
  *
  * Values are decoded from their stored form through the codec into one buffer that grows to
- * the largest value (freed at the end), then written through a 64 KiB block buffer. The
+ * the largest value (freed at the end), then written through a 64 KiB block buffer. A list,
+ * hash, set or sorted set held in chunks is written a chunk at a time (persist_rdb_wcoll.c),
+ * so no buffer of its whole form is made; a chunked stream is still built whole. The
  * shard is only read (store_scan), so a forked child can write its frozen copy.
  */
 #include "persist/persist_rdb_internal.h"
@@ -79,11 +81,11 @@ static void save_key(void *arg, const struct store_entry *e)
     if (store_entry_enc(e) == STORE_ENC_INT) {
         v.is_int = 1;
         v.ival = store_entry_int(e);
-    } else if (store_entry_enc(e) == STORE_ENC_COLL && v.type == STORE_TYPE_LIST) {
-        /* Streamed chunk by chunk: no buffer of the whole list. */
+    } else if (store_entry_enc(e) == STORE_ENC_COLL && v.type != STORE_TYPE_STREAM) {
+        /* Streamed chunk by chunk: no buffer of the whole container. */
         write_expiry(f, exp);
-        st = rdb_write_list_coll(&f->w, key, klen, store_coll_env(f->shard),
-                                 store_entry_coll(e));
+        st = rdb_write_coll(&f->w, key, klen, v.type, store_coll_env(f->shard),
+                            store_entry_coll(e));
         if (st != TERSE_OK) {
             file_fail(f, st, st == TERSE_EIO ? "write failed" : "a value failed to decode",
                       key, klen);

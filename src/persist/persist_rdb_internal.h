@@ -153,15 +153,17 @@ void rdb_lp_put_header(struct rdb_w *w, size_t total, size_t count);
 
 /* ---- objects ------------------------------------------------------------------------------ */
 
+/* A list, hash, set or sorted set held in chunks (type byte, key, value), written a chunk at a
+ * time (persist_rdb_wcoll.c): what RDB files write for a container in chunks. TERSE_OK, w->st's
+ * failure, TERSE_ECORRUPT (a chunk failed its checksum or its counts), TERSE_EINVAL (a stream:
+ * written from its form), TERSE_ENOMEM. */
+struct coll_env;
+struct coll;
+int rdb_write_coll(struct rdb_w *w, const uint8_t *key, size_t klen, enum store_type type,
+                   struct coll_env *env, struct coll *c);
 /* Writes v's type byte, key (when not NULL: a file's key/value pair) and value to w
  * (persist_rdb_write.c). TERSE_OK, or w->st's failure, or TERSE_ECORRUPT / TERSE_ENOMEM /
  * TERSE_EINVAL. */
-/* A chunked list (type byte, key, then one quicklist node per chunk and per open end),
- * streamed a chunk at a time: what RDB files write for a list held in chunks. */
-struct coll_env;
-struct coll;
-int rdb_write_list_coll(struct rdb_w *w, const uint8_t *key, size_t klen, struct coll_env *env,
-                        struct coll *c);
 int rdb_write_object(struct rdb_w *w, const struct persist_rdb_value *v, const uint8_t *key,
                      size_t klen);
 /* A stream's value (persist_rdb_wstream.c). */

@@ -13,13 +13,13 @@
  * hashtable, intset, listpack or skiplist) by its own *-max-* settings, as for any RDB.
  *
  * A list is walked three times (count the nodes, then per node measure it and write it): the
- * listpack's size leads it, and no copy of a node is made.
+ * listpack's size leads it, and no copy of a node is made. A container held in chunks is
+ * written a chunk at a time by persist_rdb_wcoll.c instead (a stream from its whole form).
  */
 #include "persist/persist_rdb_internal.h"
 
 #include <string.h>
 
-#include "coll/coll_list.h"
 #include "store/form/store_hash.h"
 #include "store/form/store_list.h"
 #include "store/form/store_zset.h"
@@ -141,78 +141,6 @@ static int write_list(struct rdb_w *w, const uint8_t *form, size_t len)
         rdb_w_byte(w, 0xFF);
     }
     return TERSE_OK;
-}
-
-/* One quicklist node of every element of a list form (a chunk, or an end of a chunked list). */
-static int write_node(struct rdb_w *w, const uint8_t *form, size_t len)
-{
-    struct store_list_it it, at;
-    const uint8_t *el;
-    size_t el_len, bytes = 0, count = 0;
-    uint64_t n;
-    int rc;
-
-    if (store_list_open(form, len, &it, &n) != TERSE_OK) {
-        return TERSE_ECORRUPT;
-    }
-    at = it;
-    while ((rc = store_list_next(&it, &el, &el_len)) == 1) {
-        bytes += rdb_lp_str_size(el, el_len);
-        count++;
-    }
-    if (rc < 0 || count != n) {
-        return TERSE_ECORRUPT;
-    }
-    rdb_w_len(w, RDB_QUICKLIST_PACKED);
-    rdb_w_len(w, RDB_LP_HEADER + bytes + 1);
-    rdb_lp_put_header(w, RDB_LP_HEADER + bytes + 1, count);
-    while (store_list_next(&at, &el, &el_len) == 1) {
-        rdb_lp_put_str(w, el, el_len);
-    }
-    rdb_w_byte(w, 0xFF);
-    return TERSE_OK;
-}
-
-int rdb_write_list_coll(struct rdb_w *w, const uint8_t *key, size_t klen, struct coll_env *env,
-                        struct coll *c)
-{
-    const uint8_t *form;
-    size_t len;
-    uint64_t hn, tn;
-    struct coll_it it;
-    int st;
-
-    rdb_w_byte(w, RDB_TYPE_LIST_QUICKLIST_2);
-    rdb_w_string(w, key, klen);
-    /* The ends' counts first (a form built for one is gone once the other is built). */
-    st = coll_list_end_form(env, c, true, &form, &len, &hn);
-    if (st == TERSE_OK) {
-        st = coll_list_end_form(env, c, false, &form, &len, &tn);
-    }
-    if (st != TERSE_OK) {
-        return st;
-    }
-    rdb_w_len(w, c->tree.n_chunks + (hn > 0) + (tn > 0));
-    if (hn > 0) {
-        st = coll_list_end_form(env, c, true, &form, &len, &hn);
-        if (st == TERSE_OK) {
-            st = write_node(w, form, len);
-        }
-    }
-    for (it = coll_tree_begin(&c->tree); st == TERSE_OK && coll_it_valid(&it);
-         coll_tree_next(&it)) {
-        st = coll_chunk_peek(env, coll_tree_desc(&it)->chunk, &form, &len);
-        if (st == TERSE_OK) {
-            st = write_node(w, form, len);
-        }
-    }
-    if (st == TERSE_OK && tn > 0) {
-        st = coll_list_end_form(env, c, false, &form, &len, &tn);
-        if (st == TERSE_OK) {
-            st = write_node(w, form, len);
-        }
-    }
-    return st != TERSE_OK ? st : w->st;
 }
 
 static const uint8_t rdb_type_of[STORE_TYPE_MAX + 1] = {
