@@ -49,6 +49,10 @@ struct persist_rdb_value {
     int64_t ival;
     const uint8_t *p;    /* STRING: its bytes; other types: the byte form. Borrowed. */
     size_t len;
+    /* DUMP of a list, hash, set or sorted set held in chunks (p unused): the container and its
+     * environment (borrowed), written a chunk at a time. NULL otherwise. */
+    struct coll *coll;
+    struct coll_env *env;
 };
 
 /* A growable buffer of a struct persist_rdb_work. */
@@ -81,6 +85,9 @@ void persist_rdb_work_trim(struct persist_rdb_work *w, size_t keep);
 
 /* Redis's CRC-64 of n bytes at p, continuing from crc (0 to start). */
 uint64_t persist_rdb_crc64(uint64_t crc, const void *p, size_t n);
+
+struct coll;
+struct coll_env;
 
 /*
  * DUMP: writes v's RDB object and the DUMP footer into dst (cap bytes; dst may be NULL when

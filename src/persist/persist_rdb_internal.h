@@ -153,10 +153,10 @@ void rdb_lp_put_header(struct rdb_w *w, size_t total, size_t count);
 
 /* ---- objects ------------------------------------------------------------------------------ */
 
-/* A list, hash, set or sorted set held in chunks (type byte, key, value), written a chunk at a
- * time (persist_rdb_wcoll.c): what RDB files write for a container in chunks. TERSE_OK, w->st's
- * failure, TERSE_ECORRUPT (a chunk failed its checksum or its counts), TERSE_EINVAL (a stream:
- * written from its form), TERSE_ENOMEM. */
+/* A list, hash, set or sorted set held in chunks (type byte, key when not NULL, value), written
+ * a chunk at a time (persist_rdb_wcoll.c): RDB files and DUMP. TERSE_OK, w->st's failure,
+ * TERSE_ECORRUPT (a chunk failed its checksum or its counts), TERSE_EINVAL (a stream: written
+ * from its form), TERSE_ENOMEM. */
 struct coll_env;
 struct coll;
 int rdb_write_coll(struct rdb_w *w, const uint8_t *key, size_t klen, enum store_type type,

@@ -64,7 +64,9 @@ static int write_list_coll(struct rdb_w *w, const uint8_t *key, size_t klen,
     int st;
 
     rdb_w_byte(w, RDB_TYPE_LIST_QUICKLIST_2);
-    rdb_w_string(w, key, klen);
+    if (key != NULL) {
+        rdb_w_string(w, key, klen);
+    }
     /* The ends' counts first (a form built for one is gone once the other is built). */
     st = coll_list_end_form(env, c, true, &form, &len, &hn);
     if (st == TERSE_OK) {
@@ -150,7 +152,9 @@ int rdb_write_coll(struct rdb_w *w, const uint8_t *key, size_t klen, enum store_
     rdb_w_byte(w, type == STORE_TYPE_HASH  ? RDB_TYPE_HASH
                   : type == STORE_TYPE_SET ? RDB_TYPE_SET
                                            : RDB_TYPE_ZSET_2);
-    rdb_w_string(w, key, klen);
+    if (key != NULL) {
+        rdb_w_string(w, key, klen);
+    }
     rdb_w_len(w, coll_count(c));
     for (struct coll_it it = coll_tree_begin(&c->tree); st == TERSE_OK && coll_it_valid(&it);
          coll_tree_next(&it)) {

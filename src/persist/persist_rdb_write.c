@@ -193,7 +193,8 @@ int persist_rdb_dump(const struct persist_rdb_value *v, const terse_allocator *a
     struct rdb_w w = {.buf = dst, .cap = dst != NULL ? cap : 0, .fd = -1, .alloc = alloc};
     uint8_t foot[2];
     uint64_t crc;
-    int st = rdb_write_object(&w, v, NULL, 0);
+    int st = v->coll != NULL ? rdb_write_coll(&w, NULL, 0, v->type, v->env, v->coll)
+                             : rdb_write_object(&w, v, NULL, 0);
 
     if (st != TERSE_OK) {
         return st;

@@ -295,7 +295,7 @@ def test_corrupt_chunk_is_its_keys_error_alone(spawn):
         hset_all(c, "good", d)
         assert c.call("DEBUG", "CORRUPT-VALUE", "bad") == b"+OK\r\n"
         replies = [c.call(*cmd) for cmd in (("HGETALL", "bad"), ("HKEYS", "bad"),
-                                              ("HVALS", "bad"))]
+                                              ("HVALS", "bad"), ("DUMP", "bad"))]
         assert all(r.startswith(b"-CORRUPT") for r in replies), [h.show(r) for r in replies]
         gets = [c.call("HGET", "bad", f) for f in list(d)[:400]]
         assert any(g.startswith(b"-CORRUPT") for g in gets)
@@ -376,6 +376,23 @@ def test_big_hash_dump_restores_on_redis(spawn):
         assert hgetall(rc, "from-terse") == want
         assert hgetall(tc, "from-redis") == want
         assert decode_one(tc.call("HGET", "from-redis", "field:0012345")) == want[b"field:0012345"]
+
+
+def test_dump_of_a_chunked_hash_copies_it_once(spawn):
+    """DUMP reads a chunked hash a chunk at a time into its reply: at its peak it holds the
+    payload about twice (the reply buffer as it grows), not the whole form and the payload
+    beside the reply (about 6x before); the payload still RESTOREs to the same hash."""
+    t = spawn("terse")
+    want = big_hash(200000)
+    with t.raw() as c:
+        hset_all(c, "big", want)
+        c.call("CONFIG", "RESETSTAT")
+        before = int(h.info_field(c, "used_memory", "memory"))
+        payload = decode_one(c.call("DUMP", "big"))
+        grew = int(h.info_field(c, "used_memory_peak", "memory")) - before
+        assert len(payload) > 8 << 20 and grew < 3 * len(payload), (len(payload), grew)
+        assert c.call("RESTORE", "again", 0, payload) == b"+OK\r\n"
+        assert hgetall(c, "again") == want
 
 
 def test_sort_by_a_field_of_chunked_hashes(spawn):

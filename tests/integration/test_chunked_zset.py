@@ -248,7 +248,8 @@ def test_corrupt_chunk_is_its_keys_error_alone(spawn):
         zadd_all(c, "good", d)
         assert c.call("DEBUG", "CORRUPT-VALUE", "bad") == b"+OK\r\n"
         for cmd in (("ZRANGE", "bad", 0, -1), ("ZRANGE", "bad", 500, 510),
-                    ("ZRANGEBYSCORE", "bad", "-inf", "+inf"), ("ZPOPMIN", "bad")):
+                    ("ZRANGEBYSCORE", "bad", "-inf", "+inf"), ("DUMP", "bad"),
+                    ("ZPOPMIN", "bad")):
             reply = c.call(*cmd)
             assert reply.startswith(b"-CORRUPT"), (cmd, h.show(reply))
         assert zrange_all(c, "good") == sorted_pairs(d)

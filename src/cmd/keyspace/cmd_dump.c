@@ -5,8 +5,10 @@
  * The RDB translation itself is persist's (persist_rdb.h), reached through hooks.dump and
  * hooks.restore (server/ wires them), since cmd may not call persist.
  *
- * Buffers: DUMP decodes the value into srv->scratch (cmd_value_get) and the hook writes the
- * payload into srv->scratch2, grown to the exact size the hook asks for on its first try; both
+ * Buffers: DUMP of a container held in chunks writes the payload straight into the reply (the
+ * hook reads the container a chunk at a time, once to measure, once to write). Any other value
+ * is decoded into srv->scratch (cmd_value_get) and the hook writes the payload into
+ * srv->scratch2, grown to the exact size the hook asks for on its first try; both
  * are the cmd_server's, reused across commands, so a warm DUMP allocates nothing (a stream's
  * model arrays excepted, as every stream command's). RESTORE reads the payload in place (an
  * argument) into memory the server's hook owns, then copies a non-string form into scratch2
@@ -14,6 +16,7 @@
  */
 #include "cmd/keyspace/cmd_dump.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "cmd/hash/cmd_hash.h"
@@ -32,6 +35,39 @@
 #define DUMP_ERR_TTL "ERR Invalid TTL value, must be >= 0"
 #define DUMP_ERR_IDLE "ERR Invalid IDLETIME value, must be >= 0"
 #define DUMP_ERR_FREQ "ERR Invalid FREQ value, must be >= 0 and <= 255"
+
+/* DUMP of a container in chunks, written straight into the reply: a first pass measures the
+ * payload (nothing stored), the second writes it after its bulk header; so the only copy of it
+ * is the reply's. */
+static void dump_into_reply(struct cmd_call *c, const struct resp_slice *key,
+                            const struct cmd_dump_value *v)
+{
+    struct cmd_server *srv = c->srv;
+    size_t len = 0, got = 0, mark;
+    uint8_t *dst;
+    int hl, st = srv->hooks.dump(srv->hooks.srv, v, NULL, 0, &len);
+    char hdr[RESP_HEADER_MAX];
+
+    if (st != TERSE_ETOOBIG) {
+        cmd_value_reply_bad(c, key, st == TERSE_OK ? TERSE_ECORRUPT : st);
+        return;
+    }
+    hl = snprintf(hdr, sizeof(hdr), "$%zu\r\n", len);
+    mark = c->out->len;
+    dst = resp_out_reserve(c->out, (size_t)hl + len + 2);
+    if (dst == NULL) {
+        return; /* sticky error: the connection is closed by its owner */
+    }
+    memcpy(dst, hdr, (size_t)hl);
+    st = srv->hooks.dump(srv->hooks.srv, v, dst + hl, len, &got);
+    if (st != TERSE_OK || got != len) {
+        c->out->len = mark; /* nothing of the payload is sent */
+        cmd_value_reply_bad(c, key, st == TERSE_OK ? TERSE_ECORRUPT : st);
+        return;
+    }
+    memcpy(dst + hl + len, "\r\n", 2);
+    resp_out_commit(c->out, (size_t)hl + len + 2);
+}
 
 /* DUMP key */
 static void dump_dump(struct cmd_call *c)
@@ -56,6 +92,11 @@ static void dump_dump(struct cmd_call *c)
     if (store_entry_enc(e) == STORE_ENC_INT) {
         v.is_int = 1;
         v.ival = store_entry_int(e);
+    } else if (store_entry_enc(e) == STORE_ENC_COLL && v.type != STORE_TYPE_STREAM) {
+        v.coll = store_entry_coll(e); /* written a chunk at a time: no copy of its form */
+        v.env = cmd_coll_env(c, key);
+        dump_into_reply(c, key, &v);
+        return;
     } else {
         st = cmd_value_get(c, e, &v.p, &v.len); /* into scratch */
         if (st != TERSE_OK) {
@@ -179,7 +220,7 @@ static void dump_restore(struct cmd_call *c)
 {
     const struct resp_slice *key = &c->argv[1], *payload = &c->argv[3];
     struct store_shard *s = cmd_shard(c, key->p, key->len);
-    struct cmd_dump_value v;
+    struct cmd_dump_value v = {.type = STORE_TYPE_STRING};
     struct restore_opts o;
     long long ttl;
     int st, deleted = 0;

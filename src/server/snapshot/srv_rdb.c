@@ -2,8 +2,9 @@
  * srv_rdb: DUMP and RESTORE's hooks (struct cmd_hooks dump, restore) onto persist's RDB
  * serialization (persist_rdb.h).
  *
- * Memory: DUMP writes into the buffer cmd hands over (its scratch2) and allocates only a
- * stream's model, through the server's counting allocator. RESTORE reads into s->rdb, the
+ * Memory: DUMP writes into the buffer cmd hands over (its scratch2), a container in chunks a
+ * chunk at a time, and allocates only a stream's model, through the server's counting
+ * allocator. RESTORE reads into s->rdb, the
  * reader's working memory, owned here: grown with the server's allocator, kept between calls
  * (cron frees buffers above CRON_SCRATCH_KEEP), freed at shutdown.
  */
@@ -16,7 +17,7 @@ static int hook_dump(void *arg, const struct cmd_dump_value *v, uint8_t *dst, si
 {
     struct srv *s = arg;
     struct persist_rdb_value pv = {.type = v->type, .is_int = v->is_int, .ival = v->ival,
-                                   .p = v->p, .len = v->len};
+                                   .p = v->p, .len = v->len, .coll = v->coll, .env = v->env};
 
     return persist_rdb_dump(&pv, &s->cmd.alloc, dst, cap, out_len);
 }
