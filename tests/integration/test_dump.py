@@ -407,3 +407,30 @@ def test_rdb_file_loads_in_redis(spawn, terse_binary, oracle_binary, tmp_path):
         assert stream_facts(t, "stream") == stream_facts(rs.client(), "stream")
     finally:
         rs.stop()
+
+
+@pytest.mark.parametrize("kind", ["hash", "set", "zset", "list"])
+def test_restore_of_a_big_container_is_chunked(spawn, kind):
+    """RESTORE of redis-server's DUMP of a 20,000-element container leaves terse holding it in
+    chunks (DEBUG OBJECT's terse_chunks), as a load does, not as one value that every read
+    would decode whole until the next write; the digest, the TTL and OBJECT ENCODING are
+    redis-server's."""
+    r, t = spawn("redis", DEBUG_ARGS), spawn("terse", DEBUG_ARGS)
+    rc, tc = r.client(), t.client()
+    with rc.pipeline(transaction=False) as p:
+        fill = {"hash": lambda i: p.hset("k", "field:%d" % i, "value %d" % i),
+                "set": lambda i: p.sadd("k", "member:%d" % i),
+                "zset": lambda i: p.zadd("k", {"member:%d" % i: i % 97}),
+                "list": lambda i: p.rpush("k", "element %d" % i)}[kind]
+        for i in range(20000):
+            fill(i)
+        p.execute()
+    payload = rc.dump("k")
+    assert tc.restore("k", 60000, payload) == b"OK"
+    info = dict(f.split(b":", 1) for f in tc.execute_command("DEBUG", "OBJECT", "k").split()
+                if b":" in f)
+    assert int(info.get(b"terse_chunks", 0)) > 1, info
+    rc.pexpire("k", 60000)  # a digest counts whether the key has a TTL
+    assert digest(tc, "k") == digest(rc, "k")
+    assert tc.object("encoding", "k") == rc.object("encoding", "k")
+    assert 59000 < tc.pttl("k") <= 60000

@@ -140,7 +140,8 @@ static struct store_entry *debug_lookup(struct cmd_call *c)
 /*
  * "Value at:<addr> refcount:N encoding:E serializedlength:N lru:N lru_seconds_idle:N", as
  * Redis. serializedlength is what the value would take in an RDB file: for a compressed value
- * terse counts its stored payload as Redis counts an LZF-compressed string.
+ * terse counts its stored payload as Redis counts an LZF-compressed string. A container held
+ * in chunks adds terse_chunks:N.
  */
 static void debug_object(struct cmd_call *c)
 {
@@ -153,6 +154,7 @@ static void debug_object(struct cmd_call *c)
     uint64_t idle;
     unsigned lru;
     char line[256];
+    int n;
 
     if (e == NULL) {
         cmd_reply_err(c, CMD_ERR_NO_KEY);
@@ -185,10 +187,15 @@ static void debug_object(struct cmd_call *c)
     }
     idle = store_entry_idle_s(e, c->now_ms);
     lru = (unsigned)(((uint64_t)(c->now_ms / 1000) - idle) & DEBUG_LRU_CLOCK_MAX);
-    snprintf(line, sizeof(line),
-             "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u "
-             "lru_seconds_idle:%llu",
-             (void *)e, refcount, enc, ser, lru, (unsigned long long)idle);
+    n = snprintf(line, sizeof(line),
+                 "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u "
+                 "lru_seconds_idle:%llu",
+                 (void *)e, refcount, enc, ser, lru, (unsigned long long)idle);
+    if (store_entry_enc(e) == STORE_ENC_COLL && n > 0 && (size_t)n < sizeof(line)) {
+        /* terse's own field, as Redis adds ql_nodes for a quicklist: the container's chunks */
+        snprintf(line + n, sizeof(line) - (size_t)n, " terse_chunks:%llu",
+                 (unsigned long long)store_entry_coll(e)->tree.n_chunks);
+    }
     resp_write_simple(c->out, line);
 }
 

@@ -277,3 +277,15 @@ void cmd_value_after_load(struct cmd_server *srv)
     }
     srv->alloc.free(srv->alloc.opaque, a.keys);
 }
+
+void cmd_value_after_restore(struct cmd_server *srv, int db, const uint8_t *key, size_t klen)
+{
+    struct after_load a = {srv, db, NULL, 0, 0, 0};
+    const struct store_entry *e = store_peek(srv->shard, db, key, klen);
+
+    if (e != NULL) {
+        decide_one(&a, e);
+        chunk_noted(&a);
+    }
+    srv->alloc.free(srv->alloc.opaque, a.keys);
+}

@@ -12,5 +12,8 @@
  * Redis would hold small one value again. A value that fails to decode is left as it is: the
  * next command on it reports it. */
 void cmd_value_after_load(struct cmd_server *srv);
+/* The same decision for one key RESTORE has just written (its encoding mark, and chunks for a
+ * container past a chunk): left as it is on any failure. */
+void cmd_value_after_restore(struct cmd_server *srv, int db, const uint8_t *key, size_t klen);
 
 #endif /* TERSE_CMD_AFTER_LOAD_H */

@@ -25,6 +25,7 @@
 #include "cmd/core/cmd_value.h"
 #include "cmd/mech/cmd_feed.h"
 #include "cmd/core/cmd_lookup.h"
+#include "cmd/keyspace/cmd_after_load.h"
 #include "terse/status.h"
 #include "cmd/set/cmd_set_store.h"
 #include "cmd/zset/cmd_zset_form.h"
@@ -282,6 +283,9 @@ static void dump_restore(struct cmd_call *c)
         cmd_value_reply_bad(c, key, st);
         return;
     }
+    /* A big container is chunked now, as a load chunks it: else every read of it would decode
+     * the whole value until its next write. */
+    cmd_value_after_restore(c->srv, c->cl->db, key->p, key->len);
     store_access_set(s, c->cl->db, key->p, key->len, o.freq, o.idle, c->now_ms);
     cmd_changed(c, CMD_NOTIFY_GENERIC, "restore", key);
     if (ttl != 0 && !o.absttl) {
