@@ -49,8 +49,8 @@ struct persist_rdb_value {
     int64_t ival;
     const uint8_t *p;    /* STRING: its bytes; other types: the byte form. Borrowed. */
     size_t len;
-    /* DUMP of a list, hash, set or sorted set held in chunks (p unused): the container and its
-     * environment (borrowed), written a chunk at a time. NULL otherwise. */
+    /* DUMP of a container held in chunks (p unused): the container and its environment
+     * (borrowed), written a chunk at a time. NULL otherwise. */
     struct coll *coll;
     struct coll_env *env;
 };

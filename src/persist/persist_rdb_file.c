@@ -12,9 +12,9 @@
  * hints (keys whose expiry passed are counted, not written), as Redis's are.
  *
  * Values are decoded from their stored form through the codec into one buffer that grows to
- * the largest value (freed at the end), then written through a 64 KiB block buffer. A list,
- * hash, set or sorted set held in chunks is written a chunk at a time (persist_rdb_wcoll.c),
- * so no buffer of its whole form is made; a chunked stream is still built whole. The
+ * the largest value (freed at the end), then written through a 64 KiB block buffer. A
+ * container held in chunks is written a chunk at a time (persist_rdb_wcoll.c), so no buffer
+ * of its whole form is made. The
  * shard is only read (store_scan), so a forked child can write its frozen copy.
  */
 #include "persist/persist_rdb_internal.h"
@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/coll.h"
 #include "terse/status.h"
-#include "coll/coll_form.h"
 
 #define FILE_BUF_CAP ((size_t)64 * 1024)
 
@@ -81,7 +81,7 @@ static void save_key(void *arg, const struct store_entry *e)
     if (store_entry_enc(e) == STORE_ENC_INT) {
         v.is_int = 1;
         v.ival = store_entry_int(e);
-    } else if (store_entry_enc(e) == STORE_ENC_COLL && v.type != STORE_TYPE_STREAM) {
+    } else if (store_entry_enc(e) == STORE_ENC_COLL) {
         /* Streamed chunk by chunk: no buffer of the whole container. */
         write_expiry(f, exp);
         st = rdb_write_coll(&f->w, key, klen, v.type, store_coll_env(f->shard),
@@ -93,20 +93,6 @@ static void save_key(void *arg, const struct store_entry *e)
         }
         f->n_keys++;
         return;
-    } else if (store_entry_enc(e) == STORE_ENC_COLL) {
-        struct coll *co = store_entry_coll(e);
-        size_t need = coll_form_size(co);
-
-        st = rdb_buf_reserve(f->w.alloc, &f->dec, need + 1);
-        if (st == TERSE_OK) {
-            st = coll_to_form(store_coll_env(f->shard), co, f->dec.p, f->dec.cap, &v.len);
-        }
-        if (st != TERSE_OK) {
-            file_fail(f, st, st == TERSE_ENOMEM ? "out of memory" : "a value failed to decode",
-                      key, klen);
-            return;
-        }
-        v.p = f->dec.p;
     } else {
         const uint8_t *stored = store_entry_val(e, &n);
         struct codec_value_info info;

@@ -153,10 +153,9 @@ void rdb_lp_put_header(struct rdb_w *w, size_t total, size_t count);
 
 /* ---- objects ------------------------------------------------------------------------------ */
 
-/* A list, hash, set or sorted set held in chunks (type byte, key when not NULL, value), written
- * a chunk at a time (persist_rdb_wcoll.c): RDB files and DUMP. TERSE_OK, w->st's failure,
- * TERSE_ECORRUPT (a chunk failed its checksum or its counts), TERSE_EINVAL (a stream: written
- * from its form), TERSE_ENOMEM. */
+/* A container held in chunks (type byte, key when not NULL, value), written a chunk at a time
+ * (persist_rdb_wcoll.c): RDB files and DUMP. TERSE_OK, w->st's failure, TERSE_ECORRUPT (a chunk
+ * failed its checksum or its counts), TERSE_EINVAL (not a container type), TERSE_ENOMEM. */
 struct coll_env;
 struct coll;
 int rdb_write_coll(struct rdb_w *w, const uint8_t *key, size_t klen, enum store_type type,
@@ -166,8 +165,10 @@ int rdb_write_coll(struct rdb_w *w, const uint8_t *key, size_t klen, enum store_
  * TERSE_EINVAL. */
 int rdb_write_object(struct rdb_w *w, const struct persist_rdb_value *v, const uint8_t *key,
                      size_t klen);
-/* A stream's value (persist_rdb_wstream.c). */
+/* A stream's value (persist_rdb_wstream.c), from its form or, held in chunks, a node at a
+ * time. */
 int rdb_write_stream(struct rdb_w *w, const uint8_t *form, size_t len);
+int rdb_write_stream_coll(struct rdb_w *w, struct coll_env *env, struct coll *c);
 
 /* ---- the reader (persist_rdb_read.c) ----------------------------------------------------- */
 

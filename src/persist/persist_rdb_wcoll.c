@@ -9,6 +9,8 @@
  *   set   RDB_TYPE_SET: the count, then the members
  *   zset  RDB_TYPE_ZSET_2: the count, then member and score (IEEE 754 double, LE), in the
  *         order's chunks (ascending, as Redis writes a skiplist's)
+ *   stream  RDB_TYPE_STREAM_LISTPACKS_2: a listpack per node chunk, then the meta chunk's IDs
+ *         and groups (persist_rdb_wstream.c)
  *
  * Each chunk is read verified (coll_chunk_peek: its checksum) and its element count checked
  * against its descriptor and, in sum, against the count written first, so a bad chunk fails the
@@ -145,6 +147,14 @@ int rdb_write_coll(struct rdb_w *w, const uint8_t *key, size_t klen, enum store_
 
     if (type == STORE_TYPE_LIST) {
         return write_list_coll(w, key, klen, env, c);
+    }
+    if (type == STORE_TYPE_STREAM) {
+        rdb_w_byte(w, RDB_TYPE_STREAM_LISTPACKS_2);
+        if (key != NULL) {
+            rdb_w_string(w, key, klen);
+        }
+        st = rdb_write_stream_coll(w, env, c);
+        return st != TERSE_OK ? st : w->st;
     }
     if (type != STORE_TYPE_HASH && type != STORE_TYPE_SET && type != STORE_TYPE_ZSET) {
         return TERSE_EINVAL;

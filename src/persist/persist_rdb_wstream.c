@@ -16,7 +16,10 @@
  * is the node's first entry's ID, so every delta is >= 0. Deleted entries are not kept by
  * terse, so "deleted" is 0.
  *
- * The stream is decoded into its model (store_stream.h) with the writer's allocator, and a
+ * A stream held in chunks (coll_stream.h) is written a node at a time (rdb_write_stream_coll:
+ * each node chunk read, its entries into an array of one node's size), then its meta chunk's
+ * IDs and groups. A stream form is decoded into its model (store_stream.h) with the writer's
+ * allocator, and a
  * group's PEL is sorted by consumer (one array of indexes, same allocator) to write each
  * consumer's own PEL; both are freed before return.
  */
@@ -25,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/coll_stream.h"
 #include "terse/status.h"
 
 /* The master entry of a node: its first entry's fields. */
@@ -132,6 +136,28 @@ static int node_entries(struct rdb_w *w, const struct store_stream_entry *ents, 
     return TERSE_OK;
 }
 
+/* One node: its master ID, then its listpack (measured first: its size leads it). */
+static int write_node(struct rdb_w *w, const struct store_stream_entry *ents, size_t n)
+{
+    struct lp_size size = {0, 0};
+    size_t total;
+    int st = node_entries(NULL, ents, n, &size);
+
+    if (st != TERSE_OK) {
+        return st;
+    }
+    total = RDB_LP_HEADER + size.bytes + 1;
+    rdb_w_len(w, 16);
+    rdb_w_stream_id(w, ents[0].id.ms, ents[0].id.seq);
+    rdb_w_len(w, total);
+    rdb_lp_put_header(w, total, size.count);
+    st = node_entries(w, ents, n, &size);
+    if (st == TERSE_OK) {
+        rdb_w_byte(w, 0xFF);
+    }
+    return st;
+}
+
 static int write_nodes(struct rdb_w *w, const struct store_stream *s)
 {
     size_t at = 0;
@@ -139,27 +165,15 @@ static int write_nodes(struct rdb_w *w, const struct store_stream *s)
     rdb_w_len(w, s->n_nodes);
     for (size_t i = 0; i < s->n_nodes; i++) {
         const struct store_stream_node *nd = &s->nodes[i];
-        struct lp_size size = {0, 0};
-        size_t total;
         int st;
 
         if (nd->live == 0 || at + nd->live > s->n_ents) {
             return TERSE_ECORRUPT;
         }
-        st = node_entries(NULL, &s->ents[at], nd->live, &size);
+        st = write_node(w, &s->ents[at], nd->live);
         if (st != TERSE_OK) {
             return st;
         }
-        total = RDB_LP_HEADER + size.bytes + 1;
-        rdb_w_len(w, 16);
-        rdb_w_stream_id(w, s->ents[at].id.ms, s->ents[at].id.seq);
-        rdb_w_len(w, total);
-        rdb_lp_put_header(w, total, size.count);
-        st = node_entries(w, &s->ents[at], nd->live, &size);
-        if (st != TERSE_OK) {
-            return st;
-        }
-        rdb_w_byte(w, 0xFF);
         at += nd->live;
     }
     return at == s->n_ents ? TERSE_OK : TERSE_ECORRUPT;
@@ -237,6 +251,27 @@ static int write_group(struct rdb_w *w, const struct store_stream_group *g)
     return TERSE_OK;
 }
 
+/* What follows the nodes: the counters and IDs (n entries, the first one's ID), the groups. */
+static int write_rest(struct rdb_w *w, const struct store_stream *s, uint64_t n,
+                      struct store_stream_id first)
+{
+    int st = TERSE_OK;
+
+    rdb_w_len(w, n);
+    rdb_w_len(w, s->last_id.ms);
+    rdb_w_len(w, s->last_id.seq);
+    rdb_w_len(w, first.ms);
+    rdb_w_len(w, first.seq);
+    rdb_w_len(w, s->max_deleted.ms);
+    rdb_w_len(w, s->max_deleted.seq);
+    rdb_w_len(w, s->entries_added);
+    rdb_w_len(w, s->n_groups);
+    for (size_t i = 0; i < s->n_groups && st == TERSE_OK; i++) {
+        st = write_group(w, &s->groups[i]);
+    }
+    return st;
+}
+
 int rdb_write_stream(struct rdb_w *w, const uint8_t *form, size_t len)
 {
     struct store_stream s;
@@ -251,19 +286,52 @@ int rdb_write_stream(struct rdb_w *w, const uint8_t *form, size_t len)
         if (s.n_ents > 0) {
             first = s.ents[0].id;
         }
-        rdb_w_len(w, s.n_ents);
-        rdb_w_len(w, s.last_id.ms);
-        rdb_w_len(w, s.last_id.seq);
-        rdb_w_len(w, first.ms);
-        rdb_w_len(w, first.seq);
-        rdb_w_len(w, s.max_deleted.ms);
-        rdb_w_len(w, s.max_deleted.seq);
-        rdb_w_len(w, s.entries_added);
-        rdb_w_len(w, s.n_groups);
-        for (size_t i = 0; i < s.n_groups && st == TERSE_OK; i++) {
-            st = write_group(w, &s.groups[i]);
+        st = write_rest(w, &s, s.n_ents, first);
+    }
+    store_stream_deinit(&s);
+    return st;
+}
+
+int rdb_write_stream_coll(struct rdb_w *w, struct coll_env *env, struct coll *c)
+{
+    struct store_stream_entry *ents = NULL;
+    struct store_stream_id first = {0, 0};
+    struct coll_stream_node nd;
+    struct store_stream s;
+    const uint8_t *form;
+    size_t cap = 0, len, nodes = 0;
+    uint64_t rank = 0;
+    int st = TERSE_OK;
+
+    rdb_w_len(w, c->tree.n_chunks);
+    while (st == TERSE_OK && rank < coll_count(c)) {
+        st = coll_stream_read_node(env, c, rank, &nd, &ents, &cap);
+        if (st == TERSE_OK && (nd.n == 0 || nd.first_rank != rank)) {
+            st = TERSE_ECORRUPT;
+        }
+        if (st == TERSE_OK) {
+            first = rank == 0 ? ents[0].id : first;
+            st = write_node(w, ents, nd.n);
+            rank += nd.n;
+            nodes++;
         }
     }
+    coll_stream_ents_free(ents);
+    if (st == TERSE_OK && (nodes != c->tree.n_chunks || rank != coll_count(c))) {
+        st = TERSE_ECORRUPT;
+    }
+    /* The meta after the nodes: its view may live in the decode buffer they used. */
+    if (st == TERSE_OK) {
+        st = coll_stream_meta(env, c, &form, &len);
+    }
+    if (st != TERSE_OK) {
+        return st;
+    }
+    st = store_stream_decode(&s, w->alloc, form, len);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    st = s.n_ents == 0 ? write_rest(w, &s, coll_count(c), first) : TERSE_ECORRUPT;
     store_stream_deinit(&s);
     return st;
 }

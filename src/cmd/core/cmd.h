@@ -182,7 +182,7 @@ struct cmd_dump_value {
     int64_t ival;
     const uint8_t *p;    /* borrowed: the bytes or the form */
     size_t len;
-    struct coll *coll;    /* DUMP of a list, hash, set or sorted set in chunks: it (p unused) */
+    struct coll *coll;    /* DUMP of a container held in chunks: it (p unused) */
     struct coll_env *env; /* and its environment, borrowed; both NULL otherwise */
 };
 

@@ -93,7 +93,7 @@ static void dump_dump(struct cmd_call *c)
     if (store_entry_enc(e) == STORE_ENC_INT) {
         v.is_int = 1;
         v.ival = store_entry_int(e);
-    } else if (store_entry_enc(e) == STORE_ENC_COLL && v.type != STORE_TYPE_STREAM) {
+    } else if (store_entry_enc(e) == STORE_ENC_COLL) {
         v.coll = store_entry_coll(e); /* written a chunk at a time: no copy of its form */
         v.env = cmd_coll_env(c, key);
         dump_into_reply(c, key, &v);
