@@ -247,6 +247,7 @@ int coll_chunk_rewrite(struct coll_env *env, struct coll *c, struct coll_chunk *
     size_t stored = 0;
     int st;
 
+    c->tree.edits++;
     seen_forget(env, ch);
     if (codec_value_bound(len) <= ch->cap &&
         codec_value_encode_raw(form, len, ch->data, ch->cap, &stored) == TERSE_OK) {
@@ -272,6 +273,7 @@ void coll_chunk_drop(struct coll_env *env, struct coll *c, struct coll_chunk *ch
     if (ch == NULL) {
         return;
     }
+    c->tree.edits++;
     seen_forget(env, ch);
     coll_chunk_unpend(env, c, ch);
     c->raw -= ch->raw;

@@ -323,3 +323,41 @@ int coll_hash_get(struct coll_env *env, struct coll *c, const uint8_t *field, si
     }
     return rc >= 0 ? rc : coll_hash_corrupt(env);
 }
+
+int coll_hash_get_at(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen,
+                     const uint8_t **val, size_t *vlen, struct coll_hash_at *at)
+{
+    struct store_hash_it fit;
+    struct store_hash_kv kv;
+    const uint8_t *form, *rec;
+    size_t len;
+    int st, rc;
+
+    at->set = false;
+    if (c->tree.n_chunks == 0) {
+        return 0;
+    }
+    coll_hash_seek(c, coll_hash_of(c, field, flen), &at->it);
+    st = coll_hash_chunk_open(env, coll_tree_desc(&at->it), &form, &len, &fit);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    rc = store_hash_it_find(&fit, field, flen, true, &kv, &rec);
+    if (rc < 0) {
+        return coll_hash_corrupt(env);
+    }
+    at->found = rc == 1;
+    at->rs = at->found ? (size_t)(rec - form) : len;
+    at->re = at->found ? (size_t)(kv.v + kv.vlen - form) : len;
+    at->edits = c->tree.edits;
+    at->set = true;
+    if (at->found) {
+        if (val != NULL) {
+            *val = kv.v;
+        }
+        if (vlen != NULL) {
+            *vlen = kv.vlen;
+        }
+    }
+    return rc;
+}

@@ -125,6 +125,31 @@ int coll_hash_put(struct coll_env *env, struct coll *c, const uint8_t *field, si
  */
 int coll_hash_del(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen);
 
+/*
+ * A lookup that remembers where it found the field, or where it would go, so the write of the
+ * same field that follows (the sorted set's member map reads a value, then writes it) takes
+ * the place instead of seeking and scanning the chunk again. The place holds while the
+ * container is unchanged (c->tree.edits, which every chunk or tree change counts); the writes
+ * check that and seek afresh otherwise.
+ */
+struct coll_hash_at {
+    struct coll_it it; /* the chunk */
+    size_t rs, re;     /* the field's record in its form (found), else both its length */
+    uint64_t edits;    /* c->tree.edits when taken */
+    bool found;
+    bool set;          /* false: nothing remembered (an empty container) */
+};
+/* coll_hash_get, filling *at (its walk reads the whole chunk, as a write's does). */
+int coll_hash_get_at(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen,
+                     const uint8_t **val, size_t *vlen, struct coll_hash_at *at);
+/* coll_hash_put and coll_hash_del at the place at remembered (NULL, or no longer good: as
+ * those). */
+int coll_hash_put_at(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen,
+                     const uint8_t *val, size_t vlen, unsigned flags, enum coll_hash_result *result,
+                     const struct coll_hash_at *at);
+int coll_hash_del_at(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen,
+                     const struct coll_hash_at *at);
+
 /* Bytes coll_hash_to_form needs at most (an upper bound from c->raw; O(1)). */
 size_t coll_hash_form_size(const struct coll *c);
 

@@ -67,6 +67,41 @@ static int find(struct coll_env *env, const struct coll_desc *d, const uint8_t *
     return rc >= 0 ? TERSE_OK : coll_hash_corrupt(env);
 }
 
+/* The chunk of field and its spot there: from at when it still holds (the chunk opened, the
+ * record at its place checked to be field's), else by a descent and a find. */
+static int locate(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen,
+                  const struct coll_hash_at *at, struct coll_it *it, struct spot *s)
+{
+    struct store_hash_it fit;
+    int st;
+
+    if (at == NULL || !at->set || at->edits != c->tree.edits) {
+        coll_hash_seek(c, coll_hash_of(c, field, flen), it);
+        return find(env, coll_tree_desc(it), field, flen, s);
+    }
+    *it = at->it;
+    st = coll_hash_chunk_open(env, coll_tree_desc(it), &s->form, &s->len, &fit);
+    if (st != TERSE_OK) {
+        return st;
+    }
+    s->n = coll_tree_desc(it)->count;
+    s->body = (size_t)(fit.p - s->form);
+    s->found = at->found;
+    s->rs = s->re = s->len;
+    if (at->found) {
+        struct store_hash_it one = {s->form + at->rs, s->form + s->len, 1};
+
+        if (at->rs < s->body || at->re > s->len || store_hash_next(&one, &s->kv) != 1 ||
+            one.p != s->form + at->re || s->kv.flen != flen ||
+            (flen > 0 && memcmp(s->kv.f, field, flen) != 0)) {
+            return coll_hash_corrupt(env); /* not the record the lookup found */
+        }
+        s->rs = at->rs;
+        s->re = at->re;
+    }
+    return TERSE_OK;
+}
+
 /* Writes the chunk's next form into out: count n, the field's record replaced by (f, v) when
  * put, else cut out; returns its length. */
 static size_t form_splice(uint8_t *out, const struct spot *s, uint64_t n, const uint8_t *f,
@@ -257,6 +292,13 @@ static int put_first(struct coll_env *env, struct coll *c, const uint8_t *field,
 int coll_hash_put(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen,
                   const uint8_t *val, size_t vlen, unsigned flags, enum coll_hash_result *result)
 {
+    return coll_hash_put_at(env, c, field, flen, val, vlen, flags, result, NULL);
+}
+
+int coll_hash_put_at(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen,
+                     const uint8_t *val, size_t vlen, unsigned flags, enum coll_hash_result *result,
+                     const struct coll_hash_at *at)
+{
     struct coll_it it;
     struct coll_desc *d;
     struct spot s;
@@ -283,12 +325,11 @@ int coll_hash_put(struct coll_env *env, struct coll *c, const uint8_t *field, si
         *result = st == TERSE_OK ? COLL_HASH_ADDED : COLL_HASH_UNTOUCHED;
         return st;
     }
-    coll_hash_seek(c, coll_hash_of(c, field, flen), &it);
-    d = coll_tree_desc(&it);
-    st = find(env, d, field, flen, &s);
+    st = locate(env, c, field, flen, at, &it, &s);
     if (st != TERSE_OK) {
         return st;
     }
+    d = coll_tree_desc(&it);
     if (s.found ? (flags & COLL_HASH_NX) != 0 : (flags & COLL_HASH_XX) != 0) {
         return TERSE_OK;
     }
@@ -424,6 +465,12 @@ static int merge(struct coll_env *env, struct coll *c, struct coll_it *it, struc
 
 int coll_hash_del(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen)
 {
+    return coll_hash_del_at(env, c, field, flen, NULL);
+}
+
+int coll_hash_del_at(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen,
+                     const struct coll_hash_at *at)
+{
     struct coll_it it, nb;
     struct coll_desc *d;
     struct spot s;
@@ -436,12 +483,11 @@ int coll_hash_del(struct coll_env *env, struct coll *c, const uint8_t *field, si
     if (c->tree.n_chunks == 0) {
         return 0;
     }
-    coll_hash_seek(c, coll_hash_of(c, field, flen), &it);
-    d = coll_tree_desc(&it);
-    st = find(env, d, field, flen, &s);
+    st = locate(env, c, field, flen, at, &it, &s);
     if (st != TERSE_OK || !s.found) {
         return st;
     }
+    d = coll_tree_desc(&it);
     if (s.n == 1) {
         chunk_remove(env, c, &it);
         c->count--;

@@ -276,6 +276,7 @@ static void fix_up(struct coll_node *n)
 
 void coll_tree_set_count(struct coll_tree *t, const struct coll_it *it, uint32_t count)
 {
+    t->edits++;
     struct coll_node *n = it->leaf;
     int64_t delta = (int64_t)count - (int64_t)n->u.d[it->slot].count;
 
@@ -292,6 +293,7 @@ void coll_tree_set_count(struct coll_tree *t, const struct coll_it *it, uint32_t
 
 void coll_tree_set_key(struct coll_tree *t, const struct coll_it *it, const struct coll_key *key)
 {
+    t->edits++;
     struct coll_node *n = it->leaf;
     unsigned slot = it->slot;
 
@@ -449,6 +451,7 @@ static int insert_sibling(struct coll_tree *t, struct coll_node *n, struct coll_
 
 int coll_tree_insert(struct coll_tree *t, struct coll_it *at, const struct coll_desc *d)
 {
+    t->edits++;
     struct coll_node *leaf = at->leaf;
     unsigned slot = at->slot;
 
@@ -594,6 +597,7 @@ static void rebalance(struct coll_tree *t, struct coll_node *n)
 
 void coll_tree_remove(struct coll_tree *t, struct coll_it *at)
 {
+    t->edits++;
     struct coll_node *leaf = at->leaf;
 
     close_at(leaf, at->slot);

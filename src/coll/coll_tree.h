@@ -66,6 +66,9 @@ struct coll_tree {
     struct coll_node *last;  /* rightmost leaf */
     uint64_t n_chunks;       /* descriptors */
     uint64_t bytes;          /* allocated bytes of all nodes */
+    uint64_t edits;          /* changes to the tree or to a chunk of its container, counted:
+                                a place remembered at one count is good while it holds
+                                (struct coll_hash_at) */
     struct coll_alloc alloc; /* retained */
 };
 

@@ -51,6 +51,7 @@
 #include <stdint.h>
 
 #include "coll/coll.h"
+#include "coll/coll_hash.h"
 #include "store/form/store_zset.h"
 
 struct coll_zset_shape {
@@ -85,6 +86,7 @@ struct coll_zset_hint {
     size_t rs, re;     /* its record's bytes in the chunk's form */
     bool located;
     uint8_t map;       /* what the map holds at its fingerprint: COLL_ZSET_MAP_* */
+    struct coll_hash_at map_at; /* where the map's lookup left the fingerprint (its write's) */
 };
 #define COLL_ZSET_MAP_UNKNOWN 0 /* anything: read it */
 #define COLL_ZSET_MAP_VACANT 1  /* nothing */

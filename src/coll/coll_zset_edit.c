@@ -166,7 +166,7 @@ static int add_first(struct coll_env *env, struct coll *c, const struct store_zs
     st = coll_tree_insert(&c->tree, &at, &d);
     if (st == TERSE_OK) {
         st = coll_zset_map_set(env, c, el->m, el->mlen, el->score, false, false,
-                               COLL_ZSET_MAP_UNKNOWN);
+                               COLL_ZSET_MAP_UNKNOWN, NULL);
         if (st != TERSE_OK) {
             at = coll_tree_begin(&c->tree);
             coll_tree_remove(&c->tree, &at);
@@ -181,7 +181,7 @@ static int add_first(struct coll_env *env, struct coll *c, const struct store_zs
 }
 
 static int add_new(struct coll_env *env, struct coll *c, const struct store_zset_el *el,
-                   uint8_t known)
+                   uint8_t known, const struct coll_hash_at *at)
 {
     struct coll_zset_txn t = {.n = 0};
     struct coll_it it;
@@ -206,7 +206,7 @@ static int add_new(struct coll_env *env, struct coll *c, const struct store_zset
         st = coll_zset_stage_spot(env, c, &t, &it, &s, el);
     }
     if (st == TERSE_OK) {
-        st = coll_zset_map_set(env, c, el->m, el->mlen, el->score, tie, false, known);
+        st = coll_zset_map_set(env, c, el->m, el->mlen, el->score, tie, false, known, at);
         if (st != TERSE_OK) {
             coll_zset_txn_undo(env, c, &t);
         }
@@ -295,7 +295,8 @@ static int add_move(struct coll_env *env, struct coll *c, const struct store_zse
         }
     }
     if (st == TERSE_OK) {
-        st = coll_zset_map_set(env, c, ne->m, ne->mlen, ne->score, tie, true, known);
+        st = coll_zset_map_set(env, c, ne->m, ne->mlen, ne->score, tie, true, known,
+                               &h->map_at);
     }
     if (st != TERSE_OK) {
         coll_zset_txn_undo(env, c, &t);
@@ -349,7 +350,7 @@ int coll_zset_add_hint(struct coll_env *env, struct coll *c, const uint8_t *m, s
         if (flags & COLL_ZSET_XX) {
             return TERSE_OK;
         }
-        st = add_new(env, c, &ne, h.map);
+        st = add_new(env, c, &ne, h.map, &h.map_at);
         if (st == TERSE_OK) {
             *result = COLL_ZSET_ADDED;
         }
@@ -405,7 +406,7 @@ int coll_zset_rem(struct coll_env *env, struct coll *c, const uint8_t *m, size_t
     if (st != TERSE_OK) {
         return st;
     }
-    st = coll_zset_map_unset(env, c, m, mlen, h.map);
+    st = coll_zset_map_unset(env, c, m, mlen, h.map, &h.map_at);
     if (st != TERSE_OK) {
         coll_zset_txn_undo(env, c, &t);
         return st;
@@ -463,7 +464,7 @@ static int range_chunk(struct coll_env *env, struct coll *c, struct coll_it *it,
         if (fn != NULL && (rc = fn(arg, &e)) != 0) {
             break;
         }
-        rc = coll_zset_map_unset(env, c, e.m, e.mlen, COLL_ZSET_MAP_UNKNOWN);
+        rc = coll_zset_map_unset(env, c, e.m, e.mlen, COLL_ZSET_MAP_UNKNOWN, NULL);
         if (rc != TERSE_OK) {
             break;
         }

@@ -149,15 +149,16 @@ int coll_zset_map_find(struct coll_env *env, struct coll *c, const uint8_t *m, s
 
 /* m's entry set to score: full when asked (the run rule) or when another member holds the
  * short entry of m's fingerprint, else short. present: m has an entry now (it is replaced).
- * known: what a lookup of m just found there (COLL_ZSET_MAP_*; UNKNOWN reads it).
- * TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM, TERSE_ETOOBIG; on failure the map is as it was. */
+ * known: what a lookup of m just found there (COLL_ZSET_MAP_*; UNKNOWN reads it), at where it
+ * found it (NULL: none; coll_hash_put_at checks it still holds). TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM, TERSE_ETOOBIG; on failure the map is as it was. */
 int coll_zset_map_set(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
-                      double score, bool full, bool present, uint8_t known);
+                      double score, bool full, bool present, uint8_t known,
+                      const struct coll_hash_at *at);
 
-/* m's entry removed (m has one; known as coll_zset_map_set's). TERSE_OK, TERSE_ECORRUPT,
+/* m's entry removed (m has one; known and at as coll_zset_map_set's). TERSE_OK, TERSE_ECORRUPT,
  * TERSE_ENOMEM; on failure nothing changed. */
 int coll_zset_map_unset(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
-                        uint8_t known);
+                        uint8_t known, const struct coll_hash_at *at);
 
 /* m's entry made full (at score, its score), if short: an element of the order about to get a
  * neighbour of its own score. TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM, TERSE_ETOOBIG. */

@@ -113,12 +113,15 @@ static size_t full_size(size_t mlen)
     return STORE_ZSET_SCORE_LEN + codec_varint_len(mlen) + mlen;
 }
 
-/* The value at m's fingerprint (a view), parsed: 1, or 0 when there is none. */
-static int zval_get(struct coll_env *env, struct coll *c, const uint8_t fp8[8], struct zval *z)
+/* The value at m's fingerprint (a view), parsed: 1, or 0 when there is none. at (NULL: not
+ * wanted) remembers the place for the write that follows. */
+static int zval_get(struct coll_env *env, struct coll *c, const uint8_t fp8[8], struct zval *z,
+                    struct coll_hash_at *at)
 {
     const uint8_t *v = NULL;
     size_t vlen = 0;
-    int rc = coll_hash_get(env, c->aux, fp8, 8, &v, &vlen);
+    int rc = at != NULL ? coll_hash_get_at(env, c->aux, fp8, 8, &v, &vlen, at)
+                        : coll_hash_get(env, c->aux, fp8, 8, &v, &vlen);
 
     if (rc != 1) {
         return rc;
@@ -201,8 +204,9 @@ int coll_zset_map_find(struct coll_env *env, struct coll *c, const uint8_t *m, s
 
     h->located = false;
     h->map = COLL_ZSET_MAP_UNKNOWN;
+    h->map_at.set = false;
     coll_zset_fp_put(fp8, coll_zset_fp(env, c, m, mlen));
-    rc = zval_get(env, c, fp8, &z);
+    rc = zval_get(env, c, fp8, &z, &h->map_at);
     if (rc == 1) {
         rc = zval_find_full(env, &z, m, mlen, score);
     } else {
@@ -234,6 +238,7 @@ static int map_write(struct coll_env *env, struct coll *c, const uint8_t *m, siz
 {
     uint8_t fp8[8], *out, *body, *w;
     struct zval z = {false, NULL, NULL, NULL};
+    struct coll_hash_at place;
     enum coll_hash_result res;
     bool has_short, mine_full = false;
     const uint8_t *p;
@@ -242,7 +247,7 @@ static int map_write(struct coll_env *env, struct coll *c, const uint8_t *m, siz
     int rc;
 
     coll_zset_fp_put(fp8, coll_zset_fp(env, c, m, mlen));
-    rc = zval_get(env, c, fp8, &z);
+    rc = zval_get(env, c, fp8, &z, &place);
     if (rc < 0) {
         return rc;
     }
@@ -293,7 +298,7 @@ static int map_write(struct coll_env *env, struct coll *c, const uint8_t *m, siz
         store_zset_score_put(out + 1, score);
     }
     if (n_full == 0 && !has_short) {
-        rc = coll_hash_del(env, c->aux, fp8, 8);
+        rc = coll_hash_del_at(env, c->aux, fp8, 8, &place);
         return rc == 1 ? TERSE_OK : rc < 0 ? rc : coll_zset_corrupt(env);
     }
     if (n_full == 0) {
@@ -308,11 +313,12 @@ static int map_write(struct coll_env *env, struct coll *c, const uint8_t *m, siz
         p = body - 1;
         vlen = (size_t)(w - p);
     }
-    return coll_hash_put(env, c->aux, fp8, 8, p, vlen, 0, &res);
+    return coll_hash_put_at(env, c->aux, fp8, 8, p, vlen, 0, &res, &place);
 }
 
 int coll_zset_map_set(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
-                      double score, bool full, bool present, uint8_t known)
+                      double score, bool full, bool present, uint8_t known,
+                      const struct coll_hash_at *at)
 {
     /* A short entry written where the map holds nothing, or only m's short entry: no read. */
     if (!full && known == (present ? COLL_ZSET_MAP_ALONE : COLL_ZSET_MAP_VACANT)) {
@@ -322,22 +328,22 @@ int coll_zset_map_set(struct coll_env *env, struct coll *c, const uint8_t *m, si
 
         coll_zset_fp_put(fp8, coll_zset_fp(env, c, m, mlen));
         store_zset_score_put(v, score);
-        st = coll_hash_put(env, c->aux, fp8, 8, v, sizeof(v), present ? COLL_HASH_XX : COLL_HASH_NX,
-                           &res);
+        st = coll_hash_put_at(env, c->aux, fp8, 8, v, sizeof(v),
+                              present ? COLL_HASH_XX : COLL_HASH_NX, &res, at);
         return st != TERSE_OK ? st : res != COLL_HASH_UNTOUCHED ? TERSE_OK : coll_zset_corrupt(env);
     }
     return map_write(env, c, m, mlen, score, full, present, false);
 }
 
 int coll_zset_map_unset(struct coll_env *env, struct coll *c, const uint8_t *m, size_t mlen,
-                        uint8_t known)
+                        uint8_t known, const struct coll_hash_at *at)
 {
     if (known == COLL_ZSET_MAP_ALONE) {
         uint8_t fp8[8];
         int rc;
 
         coll_zset_fp_put(fp8, coll_zset_fp(env, c, m, mlen));
-        rc = coll_hash_del(env, c->aux, fp8, 8);
+        rc = coll_hash_del_at(env, c->aux, fp8, 8, at);
         return rc == 1 ? TERSE_OK : rc < 0 ? rc : coll_zset_corrupt(env);
     }
     return map_write(env, c, m, mlen, 0, false, true, true);
@@ -352,7 +358,7 @@ int coll_zset_map_make_full(struct coll_env *env, struct coll *c, const uint8_t 
     int rc;
 
     coll_zset_fp_put(fp8, coll_zset_fp(env, c, m, mlen));
-    rc = zval_get(env, c, fp8, &z);
+    rc = zval_get(env, c, fp8, &z, NULL);
     if (rc == 1) {
         rc = zval_find_full(env, &z, m, mlen, &s);
     } else {
@@ -548,7 +554,7 @@ int coll_zset_map_claim(struct coll_env *env, struct coll *c, const struct store
     int rc;
 
     coll_zset_fp_put(fp8, coll_zset_fp(env, c, el->m, el->mlen));
-    rc = zval_get(env, c, fp8, &z);
+    rc = zval_get(env, c, fp8, &z, NULL);
     if (rc != 1) {
         return rc < 0 ? rc : TERSE_ECORRUPT;
     }
