@@ -138,6 +138,11 @@ void rdb_w_string(struct rdb_w *w, const uint8_t *p, size_t n);
 void rdb_w_string_ll(struct rdb_w *w, long long v);
 /* A 16-byte stream ID: ms and seq as u64 big endian (Redis's rax keys and PEL IDs). */
 void rdb_w_stream_id(struct rdb_w *w, uint64_t ms, uint64_t seq);
+/* A sorted set's element as RDB_TYPE_ZSET_2 holds it, from a record of a zset form (member,
+ * 8 score bytes): the member string, then the score as an IEEE 754 double, LE. TERSE_OK, or
+ * TERSE_ECORRUPT (a value not 8 bytes: nothing written). */
+struct store_hash_kv;
+int rdb_w_zset_pair(struct rdb_w *w, const struct store_hash_kv *kv);
 /* Flushes a file sink's buffer (no-op for a memory sink). */
 void rdb_w_flush(struct rdb_w *w);
 void rdb_w_fail(struct rdb_w *w, int st);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/form/store_zset.h"
 #include "terse/status.h"
 
 /* ---- the sink ------------------------------------------------------------------------------- */
@@ -175,6 +176,23 @@ void rdb_w_string(struct rdb_w *w, const uint8_t *p, size_t n)
     }
     rdb_w_len(w, n);
     rdb_w_put(w, p, n);
+}
+
+int rdb_w_zset_pair(struct rdb_w *w, const struct store_hash_kv *kv)
+{
+    uint8_t b[8];
+    double d;
+    uint64_t u;
+
+    if (kv->vlen != STORE_ZSET_SCORE_LEN) {
+        return TERSE_ECORRUPT;
+    }
+    d = store_zset_score(kv->v);
+    memcpy(&u, &d, sizeof(u));
+    rdb_put_le(b, u, 8);
+    rdb_w_string(w, kv->f, kv->flen);
+    rdb_w_put(w, b, sizeof(b));
+    return TERSE_OK;
 }
 
 void rdb_w_stream_id(struct rdb_w *w, uint64_t ms, uint64_t seq)

@@ -18,12 +18,10 @@
  */
 #include "persist/persist_rdb_internal.h"
 
-#include <string.h>
 
 #include "coll/coll_list.h"
 #include "store/form/store_hash.h"
 #include "store/form/store_list.h"
-#include "store/form/store_zset.h"
 #include "terse/status.h"
 
 /* One quicklist node of every element of a list form (a chunk, or an end of a chunked list). */
@@ -118,21 +116,15 @@ static int write_chunk_records(struct rdb_w *w, struct coll_env *env, const stru
         return TERSE_ECORRUPT;
     }
     while ((rc = store_hash_next(&it, &kv)) == 1) {
-        rdb_w_string(w, kv.f, kv.flen);
-        if (type == STORE_TYPE_HASH) {
-            rdb_w_string(w, kv.v, kv.vlen);
-        } else if (type == STORE_TYPE_ZSET) {
-            uint8_t b[8];
-            double s;
-            uint64_t u;
-
-            if (kv.vlen != STORE_ZSET_SCORE_LEN) {
+        if (type == STORE_TYPE_ZSET) {
+            if (rdb_w_zset_pair(w, &kv) != TERSE_OK) {
                 return TERSE_ECORRUPT;
             }
-            s = store_zset_score(kv.v);
-            memcpy(&u, &s, sizeof(u));
-            rdb_put_le(b, u, 8);
-            rdb_w_put(w, b, sizeof(b));
+        } else {
+            rdb_w_string(w, kv.f, kv.flen);
+            if (type == STORE_TYPE_HASH) {
+                rdb_w_string(w, kv.v, kv.vlen);
+            }
         }
         got++;
     }

@@ -18,11 +18,9 @@
  */
 #include "persist/persist_rdb_internal.h"
 
-#include <string.h>
 
 #include "store/form/store_hash.h"
 #include "store/form/store_list.h"
-#include "store/form/store_zset.h"
 #include "terse/status.h"
 
 static int write_hash(struct rdb_w *w, const uint8_t *form, size_t len, bool values)
@@ -57,18 +55,9 @@ static int write_zset(struct rdb_w *w, const uint8_t *form, size_t len)
     }
     rdb_w_len(w, n);
     while ((rc = store_hash_next(&it, &kv)) == 1) {
-        uint8_t b[8];
-        double d;
-        uint64_t u;
-
-        if (kv.vlen != STORE_ZSET_SCORE_LEN) {
+        if (rdb_w_zset_pair(w, &kv) != TERSE_OK) {
             return TERSE_ECORRUPT;
         }
-        d = store_zset_score(kv.v);
-        memcpy(&u, &d, sizeof(u));
-        rdb_put_le(b, u, 8);
-        rdb_w_string(w, kv.f, kv.flen);
-        rdb_w_put(w, b, sizeof(b));
     }
     return rc < 0 ? TERSE_ECORRUPT : TERSE_OK;
 }
