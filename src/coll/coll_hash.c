@@ -294,13 +294,15 @@ int coll_hash_from_form(struct coll_env *env, enum coll_type type, const uint8_t
 
 /* ---- lookups ----------------------------------------------------------------------------- */
 
-int coll_hash_get(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen,
-                  const uint8_t **val, size_t *vlen)
+/* The lookup of coll_hash_get and coll_hash_get_at: the place found goes in *at (NULL: kept
+ * nowhere). */
+static int lookup(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen,
+                  const uint8_t **val, size_t *vlen, struct coll_hash_at *at)
 {
     struct store_hash_it fit;
     struct store_hash_kv kv;
     struct coll_it it;
-    const uint8_t *form, *at;
+    const uint8_t *form, *rec;
     size_t len;
     int st, rc;
 
@@ -312,7 +314,18 @@ int coll_hash_get(struct coll_env *env, struct coll *c, const uint8_t *field, si
     if (st != TERSE_OK) {
         return st;
     }
-    rc = store_hash_it_find(&fit, field, flen, false, &kv, &at);
+    rc = store_hash_it_find(&fit, field, flen, &kv, &rec);
+    if (rc < 0) {
+        return coll_hash_corrupt(env);
+    }
+    if (at != NULL) {
+        at->it = it;
+        at->found = rc == 1;
+        at->rs = at->found ? (size_t)(rec - form) : len;
+        at->re = at->found ? (size_t)(kv.v + kv.vlen - form) : len;
+        at->edits = c->tree.edits;
+        at->set = true;
+    }
     if (rc == 1) {
         if (val != NULL) {
             *val = kv.v;
@@ -321,43 +334,18 @@ int coll_hash_get(struct coll_env *env, struct coll *c, const uint8_t *field, si
             *vlen = kv.vlen;
         }
     }
-    return rc >= 0 ? rc : coll_hash_corrupt(env);
+    return rc;
+}
+
+int coll_hash_get(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen,
+                  const uint8_t **val, size_t *vlen)
+{
+    return lookup(env, c, field, flen, val, vlen, NULL);
 }
 
 int coll_hash_get_at(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen,
                      const uint8_t **val, size_t *vlen, struct coll_hash_at *at)
 {
-    struct store_hash_it fit;
-    struct store_hash_kv kv;
-    const uint8_t *form, *rec;
-    size_t len;
-    int st, rc;
-
     at->set = false;
-    if (c->tree.n_chunks == 0) {
-        return 0;
-    }
-    coll_hash_seek(c, coll_hash_of(c, field, flen), &at->it);
-    st = coll_hash_chunk_open(env, coll_tree_desc(&at->it), &form, &len, &fit);
-    if (st != TERSE_OK) {
-        return st;
-    }
-    rc = store_hash_it_find(&fit, field, flen, true, &kv, &rec);
-    if (rc < 0) {
-        return coll_hash_corrupt(env);
-    }
-    at->found = rc == 1;
-    at->rs = at->found ? (size_t)(rec - form) : len;
-    at->re = at->found ? (size_t)(kv.v + kv.vlen - form) : len;
-    at->edits = c->tree.edits;
-    at->set = true;
-    if (at->found) {
-        if (val != NULL) {
-            *val = kv.v;
-        }
-        if (vlen != NULL) {
-            *vlen = kv.vlen;
-        }
-    }
-    return rc;
+    return lookup(env, c, field, flen, val, vlen, at);
 }

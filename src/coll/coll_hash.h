@@ -139,7 +139,7 @@ struct coll_hash_at {
     bool found;
     bool set;          /* false: nothing remembered (an empty container) */
 };
-/* coll_hash_get, filling *at (its walk reads the whole chunk, as a write's does). */
+/* coll_hash_get, filling *at with the place it found (the field's record, or its chunk's end). */
 int coll_hash_get_at(struct coll_env *env, struct coll *c, const uint8_t *field, size_t flen,
                      const uint8_t **val, size_t *vlen, struct coll_hash_at *at);
 /* coll_hash_put and coll_hash_del at the place at remembered (NULL, or no longer good: as

@@ -55,10 +55,9 @@ static int find(struct coll_env *env, const struct coll_desc *d, const uint8_t *
     s->n = d->count;
     s->body = (size_t)(fit.p - s->form);
     s->rs = s->re = s->len;
-    /* The walk goes to the end even past the field: a write copies the rest of the form into
-     * the chunk's next one, so the rest must parse too (a checksum-valid chunk of a crafted
-     * snapshot may not). */
-    rc = store_hash_it_find(&fit, field, flen, true, &s->kv, &at);
+    /* The rest of the form past the field is copied into the chunk's next one unread: a chunk
+     * is well formed when its checksum holds (written here, or verified whole at load). */
+    rc = store_hash_it_find(&fit, field, flen, &s->kv, &at);
     s->found = rc == 1;
     if (s->found) {
         s->rs = (size_t)(at - s->form);

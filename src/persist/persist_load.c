@@ -164,11 +164,13 @@ static int chunked_create(struct coll_env *env, enum store_type type, uint64_t c
     }
 }
 
-/* coll_zset_verify (or coll_stream_verify) of a loaded sorted set (or stream), its map rebuilt
- * first when asked (an old snapshot's). The shard's env may have no codec yet (a load's shard
+/* The verify of a loaded hash or set (coll_hash_verify), sorted set (coll_zset_verify, its map
+ * rebuilt first when asked: an old snapshot's) or stream (coll_stream_verify): a chunk that
+ * passes its checksum was written by a terse, but not necessarily well formed (a crafted
+ * file), and the engines' writes copy the rest of a chunk's form unread. The shard's env may have no codec yet (a load's shard
  * gets the server's after it, cmd_after_load.c): then one made for the check decodes the
  * compressed chunks. */
-static int zset_verify(struct coll_env *env, struct coll *c, bool rebuild)
+static int loaded_verify(struct coll_env *env, struct coll *c, bool rebuild)
 {
     struct codec_ctx *own = NULL;
     int st;
@@ -182,7 +184,9 @@ static int zset_verify(struct coll_env *env, struct coll *c, bool rebuild)
     }
     st = rebuild ? coll_zset_map_rebuild(env, c) : TERSE_OK;
     if (st == TERSE_OK) {
-        st = c->type == COLL_STREAM ? coll_stream_verify(env, c) : coll_zset_verify(env, c);
+        st = c->type == COLL_STREAM ? coll_stream_verify(env, c)
+             : c->type == COLL_ZSET ? coll_zset_verify(env, c)
+                                    : coll_hash_verify(env, c);
     }
     if (own != NULL) {
         coll_env_set_codec(env, NULL);
@@ -193,10 +197,10 @@ static int zset_verify(struct coll_env *env, struct coll *c, bool rebuild)
 
 /* A CHUNKED record's body from *pos (after its key and expiry; docs/formats/snapshot.md):
  * checks every chunk (pass 1) and, with a shard, builds the container from its chunks' stored
- * bytes as held, nothing decoded (a chunk's checksum is checked when it is read), and stores it
- * at key. A hash's or set's chunk keys (and a sorted set's map's) must be the increasing low
- * bounds of ranges from 0, a sorted set's order's keys must not decrease; a sorted set is
- * verified whole once built (its order and its map must agree: O(n), decoding every chunk). */
+ * bytes as held (nothing re-encoded), and stores it at key. A hash's or set's chunk keys (and a sorted set's map's) must be the increasing low
+ * bounds of ranges from 0, a sorted set's order's keys must not decrease; all but a list are
+ * verified whole once built (every chunk decoded and parsed, a hash's fields in their chunk's
+ * range and unique, a sorted set's order and map in agreement: O(n)). */
 static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t end,
                         enum store_type type, const uint8_t *key, size_t klen, int64_t exp)
 {
@@ -267,8 +271,8 @@ static int read_chunked(struct reader *r, int db, size_t at, size_t *pos, size_t
         }
         p += len;
     }
-    if (st == TERSE_OK && build && (zset || stream) &&
-        (st = zset_verify(env, c, zset && map_form != COLL_ZSET_MAP_FORM)) != TERSE_OK) {
+    if (st == TERSE_OK && build && type != STORE_TYPE_LIST &&
+        (st = loaded_verify(env, c, zset && map_form != COLL_ZSET_MAP_FORM)) != TERSE_OK) {
         st = st == TERSE_ENOMEM ? bad(r, st, at, "cannot verify a container: out of memory")
                                 : bad(r, st, at, "a container whose chunks fail verification");
     }

@@ -108,7 +108,7 @@ static void set_add_remove(struct cmd_call *c, bool add)
     const struct store_hash_kv *kv;
     const uint8_t *form;
     size_t len, n, out_len = 0, added = 0, removed = 0;
-    bool chunked;
+    struct coll *coll;
     int st;
 
     if (cmd_set_read(c, &c->argv[1], 1, &e, &form, &len) != 0) {
@@ -123,15 +123,14 @@ static void set_add_remove(struct cmd_call *c, bool add)
         cmd_reply_status(c, TERSE_ENOMEM);
         return;
     }
-    chunked = cmd_elems_coll_of(e) != NULL;
-    if (chunked) {
-        st = coll_add_remove(c, &c->argv[1], cmd_elems_coll_of(e), kv, n, add,
-                             add ? &added : &removed);
+    coll = cmd_elems_coll_of(e);
+    if (coll != NULL) {
+        st = coll_add_remove(c, &c->argv[1], coll, kv, n, add, add ? &added : &removed);
     } else {
         st = add ? set_edit(c, form, len, kv, n, NULL, 0, &out_len, &added, &removed)
                  : set_edit(c, form, len, NULL, 0, kv, n, &out_len, &added, &removed);
     }
-    if (st == TERSE_OK && !chunked && (add ? added : removed) > 0) {
+    if (st == TERSE_OK && coll == NULL && (add ? added : removed) > 0) {
         st = cmd_set_commit(c, &c->argv[1], out_len, add ? CMD_SET_ENC_GROW : CMD_SET_ENC_KEEP,
                             e != NULL && store_entry_is_raw(e));
     }

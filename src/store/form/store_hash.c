@@ -72,40 +72,48 @@ static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
     return n == 0 || memcmp(a, b, n) == 0;
 }
 
-int store_hash_it_find(struct store_hash_it *it, const uint8_t *f, size_t flen, bool whole,
+int store_hash_it_find(struct store_hash_it *it, const uint8_t *f, size_t flen,
                        struct store_hash_kv *kv, const uint8_t **at)
 {
     const uint8_t *p = it->p, *end = it->end;
     uint64_t left = it->left;
-    int found = 0;
 
     for (; left > 0; left--) {
         const uint8_t *rec = p, *fp;
+        size_t room = (size_t)(end - p);
         uint64_t fl, vl;
 
-        if (store_varint_read(&p, end, &fl) != 0 || fl > (uint64_t)(end - p)) {
-            return TERSE_ECORRUPT;
+        /* Both lengths one byte (fields under 128 bytes, values under 128 or none): the
+         * lengths are read and bounded in four tests, the common record. */
+        if (room >= 2 && p[0] < 0x80 && (fl = p[0]) <= room - 2 && p[1 + fl] < 0x80) {
+            vl = p[1 + fl];
+            if (vl > room - 2 - fl) {
+                return TERSE_ECORRUPT;
+            }
+            fp = p + 1;
+            p = fp + fl + 1;
+        } else {
+            if (store_varint_read(&p, end, &fl) != 0 || fl > (uint64_t)(end - p)) {
+                return TERSE_ECORRUPT;
+            }
+            fp = p;
+            p += fl;
+            if (store_varint_read(&p, end, &vl) != 0 || vl > (uint64_t)(end - p)) {
+                return TERSE_ECORRUPT;
+            }
         }
-        fp = p;
-        p += fl;
-        if (store_varint_read(&p, end, &vl) != 0 || vl > (uint64_t)(end - p)) {
-            return TERSE_ECORRUPT;
-        }
-        if (!found && fl == flen && same_bytes(fp, f, flen)) {
+        if (fl == flen && same_bytes(fp, f, flen)) {
             *kv = (struct store_hash_kv){fp, (size_t)fl, p, (size_t)vl};
             *at = rec;
-            found = 1;
-            if (!whole) {
-                it->p = p + vl;
-                it->left = left - 1;
-                return 1;
-            }
+            it->p = p + vl;
+            it->left = left - 1;
+            return 1;
         }
         p += vl;
     }
     it->p = p;
     it->left = 0;
-    return p == end ? found : TERSE_ECORRUPT;
+    return p == end ? 0 : TERSE_ECORRUPT;
 }
 
 int store_hash_find(const uint8_t *form, size_t len, const uint8_t *f, size_t flen,
@@ -118,7 +126,7 @@ int store_hash_find(const uint8_t *form, size_t len, const uint8_t *f, size_t fl
     if (store_hash_open(form, len, &it, &n) != TERSE_OK) {
         return TERSE_ECORRUPT;
     }
-    return store_hash_it_find(&it, f, flen, false, kv, &at);
+    return store_hash_it_find(&it, f, flen, kv, &at);
 }
 
 /* ---- checking --------------------------------------------------------------------------- */

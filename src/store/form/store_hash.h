@@ -55,13 +55,12 @@ int store_hash_find(const uint8_t *form, size_t len, const uint8_t *f, size_t fl
                     struct store_hash_kv *kv);
 
 /*
- * Looks field up from it's place on: 1 with *kv filled and *at at its record's first byte, 0
- * when absent, TERSE_ECORRUPT. With whole, the walk goes on to the end past the field, every
- * length checked and nothing left over (a write copies the rest of the form); without, bytes
- * after the field are not read. One tight pass: most fields cost two one-byte lengths and a
+ * Looks field up from it's place on: 1 with *kv filled and *at at its record's first byte (the
+ * bytes after the field are not read), 0 when absent (every length to the end checked, nothing
+ * left over), TERSE_ECORRUPT. One tight pass: most fields cost two one-byte lengths and a
  * length compare; equal lengths compare their last 8 bytes before the rest.
  */
-int store_hash_it_find(struct store_hash_it *it, const uint8_t *f, size_t flen, bool whole,
+int store_hash_it_find(struct store_hash_it *it, const uint8_t *f, size_t flen,
                        struct store_hash_kv *kv, const uint8_t **at);
 
 /* Bytes a form of one field costs beyond its field and value bytes, at most. */

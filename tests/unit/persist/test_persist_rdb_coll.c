@@ -158,7 +158,7 @@ static void test_containers_stream_and_load_back(void **state)
     len = loaded_form(back, codec, "h", STORE_TYPE_HASH, form, sizeof(form), &n);
     assert_int_equal(n, N_EL);
     assert_int_equal(store_hash_open(form, len, &it, &n), TERSE_OK);
-    assert_int_equal(store_hash_it_find(&it, (const uint8_t *)"field:4321", 10, false, &kv,
+    assert_int_equal(store_hash_it_find(&it, (const uint8_t *)"field:4321", 10, &kv,
                                         &(const uint8_t *){NULL}), 1);
     assert_int_equal(kv.vlen, strlen("value number 4321 of the hash"));
     assert_memory_equal(kv.v, "value number 4321 of the hash", kv.vlen);

@@ -4,7 +4,8 @@
  * neither saved nor loaded; identical values are written once and load as copies; every
  * flipped byte and every truncation of a snapshot is refused with TERSE_ECORRUPT and an
  * offset inside the file, leaving the shard untouched; a db beyond the server's is refused;
- * persist_save_file leaves no temporary file and replaces the old snapshot.
+ * persist_save_file leaves no temporary file and replaces the old snapshot; a chunked hash
+ * whose chunk passes its checksum but is not well formed (a crafted file) refuses the load.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,9 @@
 #include <cmocka.h>
 
 #include "codec/codec_value.h"
+#include "coll/coll.h"
+#include "coll/coll_hash.h"
+#include "coll/coll_tree.h"
 #include "persist/persist.h"
 #include "persist/persist_internal.h"
 #include "store/store.h"
@@ -441,6 +445,72 @@ static void test_version_byte_checked(void **state)
     free(buf);
 }
 
+/* A chunked hash of 300 fields whose first chunk is rewritten (its checksum with it) before the
+ * save: as it was (loads), with its second field made the first's, or with its last value's
+ * length one past the chunk's end. A write copies the bytes after the field it edits unread,
+ * so the load must refuse the defects the checksum cannot see, and keep nothing. */
+static void test_crafted_hash_chunk_refused(void **state)
+{
+    struct fix *f = *state;
+    struct coll_env *env = store_coll_env(f->s);
+    struct coll_hash_shape hs = {1024};
+    struct persist_save_stats st;
+    struct persist_error err;
+    uint8_t crafted[1024], *buf;
+
+    coll_env_set_codec(env, f->codec);
+    for (int defect = 0; defect < 3; defect++) {
+        struct store_shard *s2 = NULL;
+        enum coll_hash_result hr;
+        struct coll *h;
+        struct coll_it it;
+        struct coll_desc *d;
+        const uint8_t *form;
+        size_t len, p, last = 0;
+
+        store_flushall(f->s);
+        assert_int_equal(coll_hash_create(env, COLL_HASH, &hs, &h), TERSE_OK);
+        for (int i = 0; i < 300; i++) {
+            char k[16], v[16];
+            int kl = snprintf(k, sizeof(k), "f%03d", i), vl = snprintf(v, sizeof(v), "v%d", i);
+
+            assert_int_equal(coll_hash_put(env, h, (uint8_t *)k, (size_t)kl, (uint8_t *)v,
+                                           (size_t)vl, 0, &hr), TERSE_OK);
+        }
+        it = coll_tree_begin(&h->tree);
+        d = coll_tree_desc(&it);
+        assert_true(d->count >= 2 && d->count < 128 && h->tree.n_chunks >= 2);
+        assert_int_equal(coll_chunk_read(env, d->chunk, &form, &len), TERSE_OK);
+        assert_true(len <= sizeof(crafted));
+        memcpy(crafted, form, len);
+        /* | count | then records | 4 | 4-byte field | vlen | value |, every length one byte */
+        for (p = 1; p < len; p += 1 + 4 + 1 + crafted[p + 5]) {
+            assert_int_equal(crafted[p], 4);
+            last = p;
+        }
+        assert_int_equal(p, len);
+        if (defect == 1) {
+            memcpy(crafted + 1 + 6 + crafted[6] + 1, crafted + 2, 4);
+        } else if (defect == 2) {
+            crafted[last + 5]++;
+        }
+        assert_int_equal(coll_chunk_rewrite(env, h, &d->chunk, crafted, len), TERSE_OK);
+        assert_int_equal(store_set_coll(f->s, 0, "h", 1, h, STORE_NO_EXPIRE, T0), TERSE_OK);
+        buf = save_to_mem(f, T0, &len, &st);
+        assert_int_equal(store_shard_create(&s2, N_DB), TERSE_OK);
+        if (defect == 0) {
+            assert_int_equal(persist_load_mem(s2, buf, len, T0, NULL, &err), TERSE_OK);
+            assert_int_equal(store_dbsize(s2, 0), 1);
+        } else {
+            assert_int_equal(persist_load_mem(s2, buf, len, T0, NULL, &err), TERSE_ECORRUPT);
+            assert_non_null(strstr(err.reason, "fail verification"));
+            assert_int_equal(store_dbsize(s2, 0), 0);
+        }
+        store_shard_destroy(&s2);
+        free(buf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -454,6 +524,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_db_beyond_server_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_file_and_bad_magic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version_byte_checked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_crafted_hash_chunk_refused, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
