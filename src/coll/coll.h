@@ -179,13 +179,13 @@ static inline uint32_t coll_chunk_bytes(const struct coll *c)
     return c->chunk_max;
 }
 /* Hashes, sets and sorted sets: raw bytes a chunk a command writes may reach before the write
- * cuts it, a quarter of chunk_max, so a write's verify, scan and checksum cost a quarter
- * chunk; the background compressor merges cold neighbours up to 3/4 of chunk_max before it
+ * cuts it, an eighth of chunk_max, so a write's verify, scan and checksum cost an eighth of a
+ * chunk (docs/design.md says why an eighth); the background compressor merges cold neighbours up to 3/4 of chunk_max before it
  * compresses them (coll_hash_merge_next, coll_zset_merge_next), so a settled container holds
  * big chunks. */
 static inline uint32_t coll_hot_bytes(const struct coll *c)
 {
-    return c->chunk_max >= 4 ? c->chunk_max / 4 : 1;
+    return c->chunk_max >= 8 ? c->chunk_max / 8 : 1;
 }
 
 /* DEBUG CORRUPT-VALUE: damages every chunk and open end (c->aux's too) so that any read of it

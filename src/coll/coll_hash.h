@@ -18,7 +18,7 @@
  * strictly increase and the first is 0; every chunk holds at least one element; each
  * descriptor's count and raw_len are its chunk's elements and form bytes; c->count is the sum.
  *
- * Sizes (chunk_bytes = c->chunk_max, hot = coll_hot_bytes(c), a quarter of it): a write that
+ * Sizes (chunk_bytes = c->chunk_max, hot = coll_hot_bytes(c), an eighth of it): a write that
  * takes a chunk's form past hot splits it at the median of its elements' hashes, and again any
  * half still over (so a written chunk holds at most hot raw bytes, but for one element bigger
  * than that, which lives alone, or elements that share one h, which cannot be told apart by

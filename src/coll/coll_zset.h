@@ -21,7 +21,7 @@
  * chunk boundaries (runs of one score crossing chunks), by a binary search over the ranks of
  * that run reading the first element of each probed chunk: O(log n) chunk reads, never a walk
  * of the run (coll_zset.c's top). A chunk a write makes holds at most hot = coll_hot_bytes(c)
- * raw bytes, a quarter of chunk_bytes (but for one element bigger than that, alone): split at
+ * raw bytes, an eighth of chunk_bytes (but for one element bigger than that, alone): split at
  * its middle when a write takes it past hot; one left under hot / 4 merges with a neighbour
  * when the two fit in 3/4 of hot; an emptied chunk leaves the tree. The background compressor
  * merges cold neighbours up to 3/4 of chunk_bytes (coll_zset_merge_next), and a bulk build
