@@ -152,6 +152,13 @@ void core_mem_stats_get(struct core_mem_stats *out)
     out->n_realloc = atomic_load_explicit(&mem_n_realloc, memory_order_relaxed);
 }
 
+void core_mem_calls(uint64_t *allocs, uint64_t *frees)
+{
+    *allocs = atomic_load_explicit(&mem_n_alloc, memory_order_relaxed) +
+              atomic_load_explicit(&mem_n_realloc, memory_order_relaxed);
+    *frees = atomic_load_explicit(&mem_n_free, memory_order_relaxed);
+}
+
 uint64_t core_mem_used(void)
 {
     return atomic_load_explicit(&mem_used, memory_order_relaxed);

@@ -41,6 +41,8 @@ struct core_mem_stats {
 };
 
 void core_mem_stats_get(struct core_mem_stats *out);
+/* Of those, the calls alone: n_alloc + n_realloc in *allocs, n_free in *frees. */
+void core_mem_calls(uint64_t *allocs, uint64_t *frees);
 uint64_t core_mem_used(void);
 /* Resets peak_bytes to the current used_bytes (CONFIG RESETSTAT / MEMORY ... semantics). */
 void core_mem_peak_reset(void);

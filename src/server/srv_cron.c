@@ -178,12 +178,12 @@ static void srv_cron(struct srv *s)
 
 void srv_background(struct srv *s, int n_events)
 {
-    struct core_mem_stats before, after;
+    uint64_t a0, f0, a1, f1;
 
-    core_mem_stats_get(&before);
+    core_mem_calls(&a0, &f0);
     srv_idle(s, n_events);
     srv_cron(s);
-    core_mem_stats_get(&after);
-    s->bg_alloc += (after.n_alloc + after.n_realloc) - (before.n_alloc + before.n_realloc);
-    s->bg_free += after.n_free - before.n_free;
+    core_mem_calls(&a1, &f1);
+    s->bg_alloc += a1 - a0;
+    s->bg_free += f1 - f0;
 }
