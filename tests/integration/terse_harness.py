@@ -609,14 +609,25 @@ def clients_replies(server, script):
                 c.close()
 
 
+def wait_until(cond, what, timeout=20.0, step=0.05):
+    """Polls cond() until it is true; fails naming what after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, what
+        time.sleep(step)
+
+
 def wait_blocked(server, n):
     """Waits until server counts n blocked clients (INFO clients), on a connection of its
     own; fails after REPLY_TIMEOUT_S."""
-    deadline = time.monotonic() + REPLY_TIMEOUT_S
     with server.raw() as c:
-        while info_field(c, "blocked_clients", "clients") != str(n):
-            assert time.monotonic() < deadline, "%s: never %d blocked clients" % (server.name, n)
-            time.sleep(0.005)
+        wait_until(lambda: info_field(c, "blocked_clients", "clients") == str(n),
+                   "%s: never %d blocked clients" % (server.name, n), REPLY_TIMEOUT_S, 0.005)
+
+
+def link_up(conn):
+    """Whether the replica on RawConn conn has its link to the master up (INFO replication)."""
+    return info_field(conn, "master_link_status", "replication") == "up"
 
 
 def compare_clients(t, r, script, norm=None):
@@ -648,51 +659,10 @@ def is_int(raw):
     return "integer" if isinstance(v, int) and not isinstance(v, bool) else ("not int", raw)
 
 
-# ---- allocation counts (INFO terse) -------------------------------------------------------
+# ---- INFO fields --------------------------------------------------------------------------
 
 def info_field(conn, name, section="terse"):
     """One field of an INFO section (terse unless told) on a RawConn, as text (None if absent)."""
     text = decode_one(conn.call("INFO", section)).decode()
     fields = dict(line.split(":", 1) for line in text.split("\r\n") if ":" in line)
     return fields.get(name)
-
-
-def info_alloc_counts(conn):
-    """(allocs, frees) of the request path: allocator calls terse has made (core_mem counts
-    them), less those of its background work, from INFO terse on a RawConn."""
-    text = decode_one(conn.call("INFO", "terse")).decode()
-    f = dict(line.split(":", 1) for line in text.split("\r\n") if ":" in line)
-    assert "allocator_allocs" in f and "allocator_background_frees" in f, (
-        "INFO terse must show the allocator counts; got:\n" + text)
-    return (int(f["allocator_allocs"]) - int(f["allocator_background_allocs"]),
-            int(f["allocator_frees"]) - int(f["allocator_background_frees"]))
-
-
-def send_rounds(conn, batch, n_replies, rounds, expect):
-    """Sends the pipelined batch `rounds` times, reading its n_replies replies each time;
-    expect maps a reply's index in the batch to the bytes it must be."""
-    for _ in range(rounds):
-        conn.send(batch)
-        replies = conn.read_replies(n_replies)
-        for i, want in expect.items():
-            assert replies[i] == want, "reply %d of the batch: %s, want %s" % (
-                i, show(replies[i]), show(want))
-
-
-def assert_rounds_allocate_nothing(conn, what, batch, n_replies, expect, rounds=20):
-    """send_rounds, request-path allocator counts unchanged. Warm includes a round over what
-    background compression has packed (a compressed chunk's first read grows a decode
-    buffer): the counts are taken after one round once nothing is left pending."""
-    deadline = time.monotonic() + 20
-    off = decode_one(conn.call("CONFIG", "GET", "terse-compression"))[1] == b"off"
-    while not off and (info_field(conn, "values_pending") != "0" or
-                       info_field(conn, "chunks_pending") != "0"):
-        assert time.monotonic() < deadline, "background compression did not finish"
-        time.sleep(0.05)
-    send_rounds(conn, batch, n_replies, 1, expect)
-    before = [info_alloc_counts(conn) for _ in range(2)][-1]  # a first long reply may grow
-    send_rounds(conn, batch, n_replies, rounds, expect)      # the output buffer
-    after = info_alloc_counts(conn)
-    assert after == before, (
-        "%s allocated: allocs %d -> %d, frees %d -> %d"
-        % (what, before[0], after[0], before[1], after[1]))

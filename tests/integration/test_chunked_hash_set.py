@@ -190,11 +190,9 @@ def test_spop_and_srandmember_on_a_chunked_set(spawn):
         left = set(decode_one(c.call("SMEMBERS", "s")))
         assert len(popped) == len(set(popped)) == 1609
         assert set(popped) | left == members and not set(popped) & left
-        deadline = time.monotonic() + 20
-        while b"master_link_status:up" not in decode_one(rc.call("INFO", "replication")) or \
-                set(decode_one(rc.call("SMEMBERS", "s"))) != left:
-            assert time.monotonic() < deadline, "the replica did not get the same set"
-            time.sleep(0.05)
+        h.wait_until(lambda: h.link_up(rc) and
+                             set(decode_one(rc.call("SMEMBERS", "s"))) == left,
+                     "the replica did not get the same set", 20)
         rest = decode_one(c.call("SPOP", "s", 10000))
         assert set(rest) == left and c.call("EXISTS", "s") == b":0\r\n"
 
@@ -429,10 +427,7 @@ def test_watch_and_a_replica_see_in_place_edits(spawn):
             assert c.call("EXEC") == b"*-1\r\n", cmd
     r = spawn("redis", ["--replicaof", "127.0.0.1", str(t.port)])
     with t.raw() as c, r.raw() as rc:
-        deadline = time.monotonic() + 20
-        while b"master_link_status:up" not in decode_one(rc.call("INFO", "replication")):
-            assert time.monotonic() < deadline, "the replica never came up"
-            time.sleep(0.05)
+        h.wait_until(lambda: h.link_up(rc), "the replica never came up", 20)
         c.call("HSET", "big", "after-sync", "1", "field:0000003", "edited")
         c.call("HDEL", "big", "field:0000004", "field:0000005")
         c.call("HINCRBY", "big", "n", 10)

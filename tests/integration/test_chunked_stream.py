@@ -175,10 +175,7 @@ def test_big_stream_full_resync_to_redis(spawn):
         c.call("XDEL", "big", "20000-1")
     r = spawn("redis", ["--replicaof", "127.0.0.1", str(t.port)])
     with t.raw() as c, r.raw() as o:
-        deadline = time.monotonic() + 30
-        while b"master_link_status:up" not in decode_one(o.call("INFO", "replication")):
-            assert time.monotonic() < deadline, "the replica did not sync"
-            time.sleep(0.05)
+        h.wait_until(lambda: h.link_up(o), "the replica did not sync", 30)
         assert o.call("XRANGE", "big", "-", "+") == c.call("XRANGE", "big", "-", "+")
         # absolute times only (delivery and seen times travel in the RDB as they are); not
         # radix-tree-nodes, which counts the nodes of Redis's radix tree (terse has none)

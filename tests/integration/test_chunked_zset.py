@@ -12,6 +12,7 @@ import time
 import pytest
 
 import random_diff as rd
+import alloc_harness as ah
 import terse_harness as h
 from terse_harness import decode_one
 
@@ -193,8 +194,8 @@ def test_warm_chunked_zset_loop_allocates_nothing(spawn):
         zadd_all(fill, "lb", d)
         fill.call("ZADD", "lb", 0, "back")
     with h.RawConn(t.port) as c:
-        h.send_rounds(c, b"".join(out), len(out), 30, {})  # the spare blocks fill up
-        h.assert_rounds_allocate_nothing(c, "warm chunked zset loop", b"".join(out), len(out),
+        ah.send_rounds(c, b"".join(out), len(out), 30, {})  # the spare blocks fill up
+        ah.assert_rounds_allocate_nothing(c, "warm chunked zset loop", b"".join(out), len(out),
                                          {5: b":1\r\n"})
 
 
@@ -379,10 +380,7 @@ def test_watch_and_a_replica_see_in_place_edits(spawn):
             assert c.call("EXEC") == b"*-1\r\n", cmd
     r = spawn("redis", ["--replicaof", "127.0.0.1", str(t.port)])
     with t.raw() as c, r.raw() as rc:
-        deadline = time.monotonic() + 20
-        while b"master_link_status:up" not in decode_one(rc.call("INFO", "replication")):
-            assert time.monotonic() < deadline, "the replica never came up"
-            time.sleep(0.05)
+        h.wait_until(lambda: h.link_up(rc), "the replica never came up", 20)
         c.call("ZADD", "lb", 1, "after-sync", 2, "player:0000004")
         c.call("ZPOPMAX", "lb", 3)
         c.call("ZMPOP", 1, "lb", "MIN", "COUNT", 2)

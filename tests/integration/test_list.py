@@ -20,6 +20,7 @@ import random
 
 import pytest
 
+import alloc_harness as ah
 import terse_harness as h
 import types_harness as th
 from terse_harness import Sleep, Step, decode_one, is_int
@@ -513,8 +514,8 @@ def test_warm_list_loop_allocates_nothing(terse):
     with h.RawConn(terse.port) as c:
         for key, els in lists:
             assert c.call("RPUSH", key, *els) == b":%d\r\n" % len(els)
-        h.send_rounds(c, batch, n_replies, 5, lengths)
-        h.assert_rounds_allocate_nothing(c, "warm list loop", batch, n_replies,
+        ah.send_rounds(c, batch, n_replies, 5, lengths)
+        ah.assert_rounds_allocate_nothing(c, "warm list loop", batch, n_replies,
                                          {-4: b":20\r\n"})
 
 

@@ -11,6 +11,7 @@ import time
 import pytest
 
 import random_diff as rd
+import alloc_harness as ah
 import terse_harness as h
 from terse_harness import decode_one
 
@@ -121,12 +122,12 @@ def test_queue_allocates_per_chunk_not_per_command(terse):
         for i in range(200):
             c.send(batch(i))
             c.read_replies(3)
-        before = h.info_alloc_counts(c)
+        before = ah.info_alloc_counts(c)
         for i in range(200, 200 + rounds, 50):
             c.send(b"".join(batch(j) for j in range(i, i + 50)))
             replies = c.read_replies(150)
             assert replies[-1] == b":2000\r\n"
-        after = h.info_alloc_counts(c)
+        after = ah.info_alloc_counts(c)
     moved = rounds * (len(jobs[0]) + 12)
     chunks = moved / 8192
     allocs = after[0] - before[0]
@@ -242,10 +243,7 @@ def test_watch_and_a_replica_see_in_place_edits(spawn):
             assert c.call("EXEC") == b"*-1\r\n", cmd
     r = spawn("redis", ["--replicaof", "127.0.0.1", str(t.port)])
     with t.raw() as c, r.raw() as rc:
-        deadline = time.monotonic() + 20
-        while b"master_link_status:up" not in decode_one(rc.call("INFO", "replication")):
-            assert time.monotonic() < deadline, "the replica never came up"
-            time.sleep(0.05)
+        h.wait_until(lambda: h.link_up(rc), "the replica never came up", 20)
         c.call("RPUSH", "big", *els[:500])
         c.call("LPOP", "big", 7)
         c.call("LSET", "big", -3, "tail-edit")

@@ -8,6 +8,7 @@ Servers of the tests' own (pair) where CONFIG SET or DEBUG would leak into other
 
 import pytest
 
+import alloc_harness as ah
 import terse_harness as h
 from terse_harness import Step
 
@@ -206,8 +207,8 @@ def test_warm_multi_exec_loop_allocates_nothing(terse):
         parts.append(h.encode("EXEC"))
     batch = b"".join(parts)
     with h.RawConn(terse.port) as c:
-        h.send_rounds(c, batch, 250, 5, {})
-        h.assert_rounds_allocate_nothing(c, "warm MULTI/EXEC loop", batch, 250, {})
+        ah.send_rounds(c, batch, 250, 5, {})
+        ah.assert_rounds_allocate_nothing(c, "warm MULTI/EXEC loop", batch, 250, {})
 
 
 def test_redis_py_pipeline_and_optimistic_lock(t, terse):

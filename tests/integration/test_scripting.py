@@ -17,6 +17,7 @@ import time
 
 import pytest
 
+import alloc_harness as ah
 import terse_harness as h
 from terse_harness import Step
 
@@ -604,7 +605,7 @@ def test_warm_scripts_allocate_nothing(terse):
         batch = b"".join([h.encode("EVALSHA", sha, "2", "k%d" % i, "n%d" % i, "v" * 20)
                           for i in range(20)] +
                          [h.encode("EVAL", body, "2", "e%d" % i, "m%d" % i, "w") for i in range(5)])
-        h.send_rounds(c, batch, 25, 5, {})
-        h.info_alloc_counts(c)  # INFO's own buffer, warm too
-        h.assert_rounds_allocate_nothing(c, "warm EVALSHA/EVAL loop", batch, 25,
+        ah.send_rounds(c, batch, 25, 5, {})
+        ah.info_alloc_counts(c)  # INFO's own buffer, warm too
+        ah.assert_rounds_allocate_nothing(c, "warm EVALSHA/EVAL loop", batch, 25,
                                          {0: b"*2\r\n$20\r\n" + b"v" * 20 + b"\r\n:2\r\n"})

@@ -26,6 +26,7 @@ import random
 
 import pytest
 
+import alloc_harness as ah
 import terse_harness as h
 import types_harness as th
 from terse_harness import Step, decode_one
@@ -611,6 +612,6 @@ def test_warm_set_loop_allocates_nothing(terse):
         warm[7 * k + 4] = b":2\r\n"
         warm[7 * k + 5] = b":%d\r\n" % len(set(members))
     with h.RawConn(terse.port) as c:
-        h.send_rounds(c, batch, n_replies, 5, warm)
-        h.assert_rounds_allocate_nothing(c, "warm set loop", batch, n_replies,
+        ah.send_rounds(c, batch, n_replies, 5, warm)
+        ah.assert_rounds_allocate_nothing(c, "warm set loop", batch, n_replies,
                                          {-2: b":70\r\n"})

@@ -12,6 +12,7 @@ hold the container types to the same rule (sets: test_set.py).
 
 import random
 
+import alloc_harness as ah
 import terse_harness as h
 
 
@@ -41,8 +42,8 @@ def test_warm_pipelined_set_get_allocates_nothing(terse):
         replies_of_values[2 * i] = b"+OK\r\n"
         replies_of_values[2 * i + 1] = b"$%d\r\n%s\r\n" % (len(v), v)
     with h.RawConn(terse.port) as c:
-        h.send_rounds(c, batch, n_replies, 5, replies_of_values)
-        h.assert_rounds_allocate_nothing(c, "warm SET/GET loop", batch, n_replies,
+        ah.send_rounds(c, batch, n_replies, 5, replies_of_values)
+        ah.assert_rounds_allocate_nothing(c, "warm SET/GET loop", batch, n_replies,
                                          {-1: b"$5\r\n12345\r\n"})
 
 
@@ -74,8 +75,8 @@ def test_warm_pipelined_hash_loop_allocates_nothing(terse):
         warm[6 * k + 1] = b"$%d\r\n%s\r\n" % (len(last), last)
         warm[6 * k + 5] = b":1000\r\n"
     with h.RawConn(terse.port) as c:
-        h.send_rounds(c, batch, n_replies, 5, warm)
-        h.assert_rounds_allocate_nothing(c, "warm hash loop", batch, n_replies,
+        ah.send_rounds(c, batch, n_replies, 5, warm)
+        ah.assert_rounds_allocate_nothing(c, "warm hash loop", batch, n_replies,
                                          {-1: b":1000\r\n"})
 
 
@@ -106,5 +107,5 @@ def test_warm_zset_loop_allocates_nothing(terse):
         warm[7 * k + 1] = b":1\r\n"
         warm[7 * k + 6] = b":1\r\n"
     with h.RawConn(terse.port) as c:
-        h.send_rounds(c, batch, n_replies, 5, {})
-        h.assert_rounds_allocate_nothing(c, "warm zset loop", batch, n_replies, warm)
+        ah.send_rounds(c, batch, n_replies, 5, {})
+        ah.assert_rounds_allocate_nothing(c, "warm zset loop", batch, n_replies, warm)
