@@ -255,6 +255,32 @@ static int resp_fail_dollar(struct resp_request *r, uint8_t got)
     return resp_fail(r, r->errbuf);
 }
 
+/*
+ * The common length line, read in one pass: at p (avail bytes), a digit 1-9 then up to 17 more
+ * digits (or "0" alone), '\r' and one byte after it. Returns 1 with *v and *cr (the offset of
+ * the '\r'), or 0 for anything else (a sign, a leading zero, a line not all here), which the
+ * general path reads. Such a line holds no NUL and is what resp_str_to_ll accepts, so both
+ * paths give every line one meaning.
+ */
+static int len_line_fast(const uint8_t *p, size_t avail, long long *v, size_t *cr)
+{
+    unsigned long long x = 0;
+    size_t i = 1;
+
+    if (avail < 4 || (unsigned)(p[1] - '0') > 9 || (p[1] == '0' && p[2] != '\r')) {
+        return 0;
+    }
+    for (; i < avail && i <= 18 && (unsigned)(p[i] - '0') <= 9; i++) {
+        x = x * 10 + (unsigned)(p[i] - '0');
+    }
+    if (i + 1 >= avail || p[i] != '\r') {
+        return 0;
+    }
+    *v = (long long)x;
+    *cr = i;
+    return 1;
+}
+
 /* The count line at the command's start. TERSE_OK with r->left set (the command may be
  * complete already: a count of 0 or less). */
 static int resp_parse_count(struct resp_request *r, const uint8_t *buf, size_t len,
@@ -263,17 +289,22 @@ static int resp_parse_count(struct resp_request *r, const uint8_t *buf, size_t l
     size_t cr;
     long long count;
 
-    if (!resp_line_end(r, buf, len, '\r', &cr)) {
-        if (len > RESP_INLINE_MAX) {
-            return resp_fail(r, RESP_ERR_MBULK_BIG);
+    if (r->scan != 0 || !len_line_fast(buf, len, &count, &cr)) {
+        if (!resp_line_end(r, buf, len, '\r', &cr)) {
+            if (len > RESP_INLINE_MAX) {
+                return resp_fail(r, RESP_ERR_MBULK_BIG);
+            }
+            return resp_more(r, 0);
         }
-        return resp_more(r, 0);
+        /* Redis wants one byte after the '\r' (normally '\n') and skips it unchecked. */
+        if (len - cr < 2) {
+            return resp_more(r, cr + 2);
+        }
+        if (!resp_str_to_ll(buf + 1, cr - 1, &count)) {
+            return resp_fail(r, RESP_ERR_MBULK_LEN);
+        }
     }
-    /* Redis wants one byte after the '\r' (normally '\n') and skips it unchecked. */
-    if (len - cr < 2) {
-        return resp_more(r, cr + 2);
-    }
-    if (!resp_str_to_ll(buf + 1, cr - 1, &count) || count > lim->max_multibulk_len) {
+    if (count > lim->max_multibulk_len) {
         return resp_fail(r, RESP_ERR_MBULK_LEN);
     }
     if (lim->unauthenticated && count > RESP_UNAUTH_MBULK_MAX) {
@@ -293,19 +324,24 @@ static int resp_parse_bulk_header(struct resp_request *r, const uint8_t *buf, si
     size_t cr;
     long long blen;
 
-    if (!resp_line_end(r, buf, len, '\r', &cr)) {
-        if (avail > RESP_INLINE_MAX) {
-            return resp_fail(r, RESP_ERR_BULK_BIG);
+    if (r->scan != 0 || line[0] != '$' || !len_line_fast(line, avail, &blen, &cr)) {
+        if (!resp_line_end(r, buf, len, '\r', &cr)) {
+            if (avail > RESP_INLINE_MAX) {
+                return resp_fail(r, RESP_ERR_BULK_BIG);
+            }
+            return resp_more(r, 0);
         }
-        return resp_more(r, 0);
+        if (avail - cr < 2) {
+            return resp_more(r, r->pos + cr + 2);
+        }
+        if (line[0] != '$') {
+            return resp_fail_dollar(r, line[0]);
+        }
+        if (!resp_str_to_ll(line + 1, cr - 1, &blen) || blen < 0) {
+            return resp_fail(r, RESP_ERR_BULK_LEN);
+        }
     }
-    if (avail - cr < 2) {
-        return resp_more(r, r->pos + cr + 2);
-    }
-    if (line[0] != '$') {
-        return resp_fail_dollar(r, line[0]);
-    }
-    if (!resp_str_to_ll(line + 1, cr - 1, &blen) || blen < 0 || blen > lim->max_bulk_len) {
+    if (blen > lim->max_bulk_len) {
         return resp_fail(r, RESP_ERR_BULK_LEN);
     }
     if (lim->unauthenticated && blen > RESP_UNAUTH_BULK_MAX) {

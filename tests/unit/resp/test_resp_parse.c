@@ -186,6 +186,8 @@ static void test_mbulk_bad_bulk_len(void **state)
         "*1\r\n$9223372036854775808\r\n",
         "*1\r\n$-9223372036854775808\r\n",
         "*1\r\n$123456789012345678901\r\n",
+        "*1\r\n$999999999999999999\r\n",  /* 18 digits: read in one pass, over the limit */
+        "*1\r\n$1234567890123456789\r\n", /* 19: the general path, over the limit */
         "*2\r\n$1\r\na\r\n$x\r\n",
     };
     size_t i;
