@@ -147,20 +147,31 @@ bool coll_tree_seek_rank(const struct coll_tree *t, uint64_t rank, struct coll_i
     return true;
 }
 
+/* The elements of n's entries before entry k: summed from whichever end is nearer (the node's
+ * total less the entries from k on), so a rank costs at most half a node's entries a level. */
+static uint64_t count_before(const struct coll_node *n, unsigned k)
+{
+    uint64_t r = 0;
+
+    if (k <= n->n / 2u) {
+        for (unsigned i = 0; i < k; i++) {
+            r += n->leaf ? n->u.d[i].count : n->u.in.cnt[i];
+        }
+        return r;
+    }
+    for (unsigned i = k; i < n->n; i++) {
+        r += n->leaf ? n->u.d[i].count : n->u.in.cnt[i];
+    }
+    return n->total - r;
+}
+
 uint64_t coll_tree_rank_of(const struct coll_it *it)
 {
     const struct coll_node *n = it->leaf;
-    uint64_t r = 0;
+    uint64_t r = count_before(n, it->slot);
 
-    for (unsigned i = 0; i < it->slot; i++) {
-        r += n->u.d[i].count;
-    }
-    while (n->parent != NULL) {
-        const struct coll_node *p = n->parent;
-        for (unsigned i = 0; i < n->pos; i++) {
-            r += p->u.in.cnt[i];
-        }
-        n = p;
+    for (; n->parent != NULL; n = n->parent) {
+        r += count_before(n->parent, n->pos);
     }
     return r;
 }

@@ -60,7 +60,7 @@ static int run_prepare(struct coll_env *env, struct coll *c, const struct coll_i
                        bool *full, bool *redo)
 {
     size_t rt_at = s->found && s->ins_at == s->rs ? s->re : s->ins_at;
-    uint64_t first = coll_tree_rank_of(it), lo, hi, run = s->run_before;
+    uint64_t first, lo, hi, run = s->run_before;
     bool tie = s->run_before > 0, to_end = true, cross, next_s, have_lo = false;
     struct store_zset_el e;
     struct coll_it nx = *it;
@@ -97,7 +97,8 @@ static int run_prepare(struct coll_env *env, struct coll *c, const struct coll_i
      * comes before ins's place) and after (it ends this chunk, the next one's key is its
      * score). */
     cross = next_s && to_end;
-    if (first > 0 && (s->lt_at == s->len || (s->run_before > 0 && s->run_at_start))) {
+    if ((s->lt_at == s->len || (s->run_before > 0 && s->run_at_start)) &&
+        (first = coll_tree_rank_of(it)) > 0) {
         *redo = true;
         st = coll_zset_at(env, c, first - 1, &e);
         if (st != TERSE_OK) {
