@@ -479,6 +479,8 @@ struct cmd_feed {
 struct cmd_name_slot {
     const char *name;        /* borrowed: the row's name, or one of cmd_server.renamed */
     const struct cmd_def *d;
+    uint32_t hash;           /* name_hash of name (cmd_table.c) */
+    uint32_t len;            /* strlen(name) */
 };
 
 /* Bytes the server holds (hooks.mem_used: everything from core_mem), 0 without the hook. */

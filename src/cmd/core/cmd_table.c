@@ -13,6 +13,7 @@
 
 #include <assert.h>
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,17 @@ static int name_cmp(const uint8_t *a, size_t alen, const char *b)
     return b[i] == '\0' ? 0 : -1;
 }
 
+/* a (len bytes, any case) is b (len bytes, lower case as the table holds names). */
+static inline bool name_eq(const uint8_t *a, const char *b, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (lower(a[i]) != (uint8_t)b[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* FNV-1a over the lower-cased name: the slot of the lookup table (cmd_lookup). */
 static uint32_t name_hash(const uint8_t *p, size_t len)
 {
@@ -57,13 +69,14 @@ static uint32_t name_hash(const uint8_t *p, size_t len)
 static void htab_put(struct cmd_name_slot *slots, size_t mask, const char *name,
                      const struct cmd_def *d)
 {
-    size_t at = name_hash((const uint8_t *)name, strlen(name)) & mask;
+    size_t len = strlen(name);
+    uint32_t h = name_hash((const uint8_t *)name, len);
+    size_t at = h & mask;
 
     while (slots[at].name != NULL) {
         at = (at + 1) & mask;
     }
-    slots[at].name = name;
-    slots[at].d = d;
+    slots[at] = (struct cmd_name_slot){name, d, h, (uint32_t)len};
 }
 
 /* Builds srv->htab: every top-level command under its own name, in an open-addressing table at
@@ -177,11 +190,14 @@ const struct cmd_def *cmd_table_at(const struct cmd_server *srv, size_t i)
 
 const struct cmd_def *cmd_lookup(const struct cmd_server *srv, const uint8_t *name, size_t len)
 {
-    size_t at = name_hash(name, len) & srv->htab_mask;
+    uint32_t h = name_hash(name, len);
 
-    for (; srv->htab[at].name != NULL; at = (at + 1) & srv->htab_mask) {
-        if (name_cmp(name, len, srv->htab[at].name) == 0) {
-            return srv->htab[at].d;
+    for (size_t at = h & srv->htab_mask; srv->htab[at].name != NULL;
+         at = (at + 1) & srv->htab_mask) {
+        const struct cmd_name_slot *s = &srv->htab[at];
+
+        if (s->hash == h && s->len == len && name_eq(name, s->name, len)) {
+            return s->d;
         }
     }
     return NULL;
