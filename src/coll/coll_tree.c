@@ -11,27 +11,11 @@
  * it (fix_up: O(depth * COLL_TREE_FAN)).
  */
 #include "coll/coll_tree.h"
+#include "coll/coll_tree_internal.h"
 
 #include <string.h>
 
 #include "terse/status.h"
-
-struct coll_node {
-    struct coll_node *parent;
-    struct coll_node *prev, *next; /* leaves: neighbours in order (NULL at the ends) */
-    uint16_t n;                    /* entries */
-    uint16_t leaf;                 /* 1: d[], 0: child[], cnt[], key[] */
-    uint16_t pos;                  /* index in parent's child[] */
-    uint64_t total;                /* elements under this node */
-    union {
-        struct coll_desc d[COLL_TREE_FAN];
-        struct {
-            struct coll_node *child[COLL_TREE_FAN];
-            uint64_t cnt[COLL_TREE_FAN];
-            struct coll_key key[COLL_TREE_FAN];
-        } in;
-    } u;
-};
 
 size_t coll_tree_node_size(void)
 {
@@ -151,18 +135,13 @@ bool coll_tree_seek_rank(const struct coll_tree *t, uint64_t rank, struct coll_i
  * total less the entries from k on), so a rank costs at most half a node's entries a level. */
 static uint64_t count_before(const struct coll_node *n, unsigned k)
 {
+    bool low = k <= n->n / 2u;
     uint64_t r = 0;
 
-    if (k <= n->n / 2u) {
-        for (unsigned i = 0; i < k; i++) {
-            r += n->leaf ? n->u.d[i].count : n->u.in.cnt[i];
-        }
-        return r;
-    }
-    for (unsigned i = k; i < n->n; i++) {
+    for (unsigned i = low ? 0 : k; i < (low ? k : n->n); i++) {
         r += n->leaf ? n->u.d[i].count : n->u.in.cnt[i];
     }
-    return n->total - r;
+    return low ? r : n->total - r;
 }
 
 uint64_t coll_tree_rank_of(const struct coll_it *it)
@@ -256,11 +235,6 @@ bool coll_tree_seek_k(const struct coll_tree *t, uint64_t k, bool strict, struct
 }
 
 /* ---- keeping counts and keys --------------------------------------------------------------- */
-
-static const struct coll_key *first_key(const struct coll_node *n)
-{
-    return n->leaf ? &n->u.d[0].key : &n->u.in.key[0];
-}
 
 static void recount(struct coll_node *n)
 {
@@ -626,85 +600,4 @@ void coll_tree_remove(struct coll_tree *t, struct coll_it *at)
     }
     at->leaf = NULL;
     at->slot = 0;
-}
-
-/* ---- verification --------------------------------------------------------------------------- */
-
-struct verify {
-    const struct coll_tree *t;
-    coll_key_order *order;
-    const struct coll_key *prev_key;
-    const struct coll_node *prev_leaf;
-    uint64_t n_desc, n_nodes;
-    int leaf_depth;
-};
-
-static int key_eq(const struct coll_key *a, const struct coll_key *b)
-{
-    return a->k == b->k && a->aux == b->aux;
-}
-
-static int verify_node(struct verify *v, const struct coll_node *n, int depth)
-{
-    uint64_t sum = 0;
-
-    v->n_nodes++;
-    if (n->n == 0 || n->n > COLL_TREE_FAN || (n->parent != NULL && n->n < COLL_TREE_MIN)) {
-        return TERSE_ECORRUPT;
-    }
-    if (n->leaf) {
-        if (v->leaf_depth < 0) {
-            v->leaf_depth = depth;
-        } else if (v->leaf_depth != depth) {
-            return TERSE_ECORRUPT;
-        }
-        if (n->prev != v->prev_leaf || (v->prev_leaf == NULL && v->t->first != n)) {
-            return TERSE_ECORRUPT;
-        }
-        for (unsigned i = 0; i < n->n; i++) {
-            const struct coll_desc *d = &n->u.d[i];
-            if (d->count == 0 || d->chunk == NULL) {
-                return TERSE_ECORRUPT;
-            }
-            if (v->order != NULL && v->prev_key != NULL && v->order(v->prev_key, &d->key) > 0) {
-                return TERSE_ECORRUPT;
-            }
-            v->prev_key = &d->key;
-            sum += d->count;
-        }
-        v->n_desc += n->n;
-        v->prev_leaf = n;
-    } else {
-        for (unsigned i = 0; i < n->n; i++) {
-            const struct coll_node *c = n->u.in.child[i];
-            if (c->parent != n || c->pos != i || n->u.in.cnt[i] != c->total ||
-                !key_eq(&n->u.in.key[i], first_key(c))) {
-                return TERSE_ECORRUPT;
-            }
-            if (verify_node(v, c, depth + 1) != TERSE_OK) {
-                return TERSE_ECORRUPT;
-            }
-            sum += c->total;
-        }
-    }
-    return sum == n->total ? TERSE_OK : TERSE_ECORRUPT;
-}
-
-int coll_tree_verify(const struct coll_tree *t, coll_key_order *order)
-{
-    struct verify v = {t, order, NULL, NULL, 0, 0, -1};
-
-    if (t->root == NULL) {
-        return t->first == NULL && t->last == NULL && t->n_chunks == 0 && t->bytes == 0
-                   ? TERSE_OK
-                   : TERSE_ECORRUPT;
-    }
-    if (t->root->parent != NULL || verify_node(&v, t->root, 0) != TERSE_OK) {
-        return TERSE_ECORRUPT;
-    }
-    if (v.prev_leaf != t->last || t->last->next != NULL || v.n_desc != t->n_chunks ||
-        v.n_nodes * sizeof(struct coll_node) != t->bytes) {
-        return TERSE_ECORRUPT;
-    }
-    return TERSE_OK;
 }
