@@ -114,7 +114,12 @@ static int zadd_opts_or_reply(struct cmd_call *c, unsigned *flags, size_t *first
     size_t j = 2, pairs;
 
     for (bool more = true; more && j < c->argc;) {
+        uint8_t c0 = c->argv[j].len > 0 ? c->argv[j].p[0] : 0;
+
         more = false;
+        if ((c0 >= '0' && c0 <= '9') || c0 == '-' || c0 == '+' || c0 == '.') {
+            break; /* a score: no option starts so */
+        }
         for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
             if (cmd_arg_is(c, j, opts[k].name)) {
                 *flags |= opts[k].flag;
