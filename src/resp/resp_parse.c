@@ -256,18 +256,19 @@ static int resp_fail_dollar(struct resp_request *r, uint8_t got)
 }
 
 /*
- * The common length line, read in one pass: at p (avail bytes), a digit 1-9 then up to 17 more
- * digits (or "0" alone), '\r' and one byte after it. Returns 1 with *v and *cr (the offset of
+ * The common length line, read in one pass: at p (avail bytes), lead ('*' or '$'), a digit
+ * 1-9 then up to 17 more digits (or "0" alone), '\r' and one byte after it. Returns 1 with *v and *cr (the offset of
  * the '\r'), or 0 for anything else (a sign, a leading zero, a line not all here), which the
  * general path reads. Such a line holds no NUL and is what resp_str_to_ll accepts, so both
  * paths give every line one meaning.
  */
-static int len_line_fast(const uint8_t *p, size_t avail, long long *v, size_t *cr)
+static int len_line_fast(const uint8_t *p, size_t avail, uint8_t lead, long long *v, size_t *cr)
 {
     unsigned long long x = 0;
     size_t i = 1;
 
-    if (avail < 4 || (unsigned)(p[1] - '0') > 9 || (p[1] == '0' && p[2] != '\r')) {
+    if (avail < 4 || p[0] != lead || (unsigned)(p[1] - '0') > 9 ||
+        (p[1] == '0' && p[2] != '\r')) {
         return 0;
     }
     for (; i < avail && i <= 18 && (unsigned)(p[i] - '0') <= 9; i++) {
@@ -289,7 +290,7 @@ static int resp_parse_count(struct resp_request *r, const uint8_t *buf, size_t l
     size_t cr;
     long long count;
 
-    if (r->scan != 0 || !len_line_fast(buf, len, &count, &cr)) {
+    if (r->scan != 0 || !len_line_fast(buf, len, '*', &count, &cr)) {
         if (!resp_line_end(r, buf, len, '\r', &cr)) {
             if (len > RESP_INLINE_MAX) {
                 return resp_fail(r, RESP_ERR_MBULK_BIG);
@@ -324,7 +325,7 @@ static int resp_parse_bulk_header(struct resp_request *r, const uint8_t *buf, si
     size_t cr;
     long long blen;
 
-    if (r->scan != 0 || line[0] != '$' || !len_line_fast(line, avail, &blen, &cr)) {
+    if (r->scan != 0 || !len_line_fast(line, avail, '$', &blen, &cr)) {
         if (!resp_line_end(r, buf, len, '\r', &cr)) {
             if (avail > RESP_INLINE_MAX) {
                 return resp_fail(r, RESP_ERR_BULK_BIG);
