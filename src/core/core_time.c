@@ -5,14 +5,6 @@
 
 #include <time.h>
 
-int64_t core_time_unix_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 int64_t core_time_unix_ms(void)
 {
     return core_time_unix_us() / 1000;

@@ -26,6 +26,12 @@ static int64_t hook_now_ms(void *arg)
     return core_time_unix_ms();
 }
 
+static int64_t hook_now_unix_us(void *arg)
+{
+    (void)arg;
+    return core_time_unix_us();
+}
+
 static uint64_t hook_now_us(void *arg)
 {
     (void)arg;
@@ -234,6 +240,7 @@ void srv_hooks_install(struct srv *s)
     h->srv = s;
     h->now_ms = hook_now_ms;
     h->now_us = hook_now_us;
+    h->now_unix_us = hook_now_unix_us;
     h->sysinfo = hook_sysinfo;
     h->client_io = hook_client_io;
     h->config_get = hook_config_get;

@@ -48,6 +48,7 @@
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
 #include "cmd/admin/cmd_memory_cmd.h"
+#include "cmd/mech/cmd_cstats.h"
 #include "cmd/mech/cmd_pubsub.h"
 #include "coll/coll.h"
 #include "store/store.h"
@@ -445,6 +446,15 @@ static void info_errorstats(struct info_buf *b, struct cmd_call *c)
     }
 }
 
+static void info_cmdstat(void *arg, const struct cmd_cstat *st)
+{
+    info_addf(arg, "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=%llu,"
+                   "failed_calls=%llu\r\n",
+              st->d->name, (unsigned long long)st->calls, (unsigned long long)st->usec,
+              st->calls > 0 ? (double)st->usec / (double)st->calls : 0.0,
+              (unsigned long long)st->rejected, (unsigned long long)st->failed);
+}
+
 struct info_replicas {
     struct info_buf *b;
     size_t i;
@@ -576,7 +586,8 @@ static void info_section(struct info_buf *b, struct cmd_call *c, const struct in
     case INFO_KEYSPACE: info_keyspace(b, c); break;
     case INFO_TERSE: info_terse(b, c, d); break;
     case INFO_ERRORSTATS: info_errorstats(b, c); break;
-    default: break; /* modules, commandstats, latencystats: nothing to list */
+    case INFO_COMMANDSTATS: cmd_cstats_each(c->srv, info_cmdstat, b); break;
+    default: break; /* modules, latencystats: nothing to list */
     }
 }
 

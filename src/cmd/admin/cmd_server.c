@@ -19,6 +19,7 @@
 
 #include "cmd/script/cmd_script.h"
 #include "cmd/core/cmd_util.h"
+#include "cmd/mech/cmd_cstats.h"
 #include "terse/status.h"
 #include "cmd/core/cmd_glob.h"
 #include "cmd/core/cmd_table.h"
@@ -205,6 +206,7 @@ static void config_set_proc(struct cmd_call *c)
 static void config_resetstat_proc(struct cmd_call *c)
 {
     memset(&c->srv->stats, 0, sizeof(c->srv->stats));
+    cmd_cstats_reset(c->srv);
     if (c->srv->hooks.config_resetstat != NULL) {
         c->srv->hooks.config_resetstat(c->srv->hooks.srv);
     }

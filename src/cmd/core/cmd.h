@@ -122,6 +122,7 @@ struct cmd_client {
     struct cmd_records blk;
     struct cmd_keyreg_key *blocked_on;
     int64_t block_deadline_ms;
+    uint64_t block_usec;   /* time its runs took so far (INFO commandstats counts it once) */
     /* Subscriptions (cmd_pubsub.c): channels, patterns, shard channels; owned, each also in
      * the server's registry of its kind, in the order subscribed. */
     struct cmd_keyreg_key *subs, *psubs, *ssubs;
@@ -190,6 +191,9 @@ struct cmd_hooks {
     void *srv;                               /* passed back to every hook */
     int64_t (*now_ms)(void *srv);            /* wall clock, unix ms */
     uint64_t (*now_us)(void *srv);           /* monotonic microseconds */
+    /* Wall clock, unix microseconds: a command's clock (now_ms) and its timing (INFO
+     * commandstats) from one read. NULL: now_ms alone, calls untimed. */
+    int64_t (*now_unix_us)(void *srv);
     void (*sysinfo)(void *srv, struct cmd_sysinfo *out);
     /* Queued/allocated bytes of a client's buffers (CLIENT LIST qbuf, omem). */
     void (*client_io)(void *srv, const struct cmd_client *cl, size_t *qbuf, size_t *qbuf_free,
@@ -519,6 +523,12 @@ struct cmd_server {
      * from alloc, htab_mask + 1 slots. */
     struct cmd_name_slot *htab;
     size_t htab_mask;
+    /* INFO commandstats (cmd_cstats.c): a slot per row, keyed by its address; owned, from
+     * alloc, cstats_mask + 1 slots. cstats_err_mark: stats.total_error_replies when the last
+     * call or refusal ended (the errors since are the running call's). */
+    struct cmd_cstat *cstats;
+    size_t cstats_mask;
+    uint64_t cstats_err_mark;
     /* The -MISCONF text of the AOF's reason, with its '-' (cmd_misconf_text writes it). */
     char misconf_text[CMD_MISCONF_TEXT_CAP];
     char **renamed;               /* names rename-command gave (copies); owned, from alloc */
@@ -577,6 +587,7 @@ struct cmd_call {
     const struct resp_slice *argv; /* borrowed: slices of the input buffer */
     size_t argc;
     int64_t now_ms;                /* the command's clock, read once before it runs */
+    int64_t start_us;              /* the read now_ms came from (hooks.now_unix_us), 0: none */
     unsigned mode;                 /* enum cmd_call_mode */
     int blocked;                   /* set by cmd_block: the command waits (nothing replied) */
     int emptied;                   /* the last write of a hash, list, set or zset deleted the

@@ -22,6 +22,7 @@
 #include "cmd/mech/cmd_block.h"
 #include "cmd/mech/cmd_client.h"
 #include "cmd/mech/cmd_conn.h"
+#include "cmd/mech/cmd_cstats.h"
 #include "cmd/keyspace/cmd_dump.h"
 #include "cmd/mech/cmd_feed.h"
 #include "cmd/core/cmd_gate.h"
@@ -73,6 +74,10 @@ int cmd_server_init(struct cmd_server *srv)
     if (cmd_table_build(srv, fam, n_fam) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
+    if (cmd_cstats_build(srv) != TERSE_OK) {
+        cmd_table_free(srv);
+        return TERSE_ENOMEM;
+    }
     srv->clients = NULL;
     srv->next_client_id = 1;
     srv->scratch = NULL;
@@ -105,6 +110,7 @@ int cmd_server_init(struct cmd_server *srv)
 
 void cmd_server_deinit(struct cmd_server *srv)
 {
+    cmd_cstats_free(srv);
     cmd_table_free(srv);
     srv->alloc.free(srv->alloc.opaque, srv->scratch);
     srv->alloc.free(srv->alloc.opaque, srv->scratch2);
@@ -178,12 +184,13 @@ static void refuse(struct cmd_call *c, const struct cmd_def *d, const char *msg)
         }
         resp_write_errorf(c->out, "EXECABORT Transaction discarded because of: %s", msg);
         cmd_multi_discard(c->srv, c->cl);
-        return;
+    } else {
+        cmd_reply_err(c, msg);
+        if (c->cl->flags & CMD_CLIENT_MULTI) {
+            c->cl->flags |= CMD_CLIENT_DIRTY_EXEC;
+        }
     }
-    cmd_reply_err(c, msg);
-    if (c->cl->flags & CMD_CLIENT_MULTI) {
-        c->cl->flags |= CMD_CLIENT_DIRTY_EXEC;
-    }
+    cmd_cstats_rejected(c->srv, d);
 }
 
 /* Redis's refusals of a write (MISCONF, NOREPLICAS), after the memory check as in Redis 7.0's
@@ -237,6 +244,7 @@ static void dispatch(struct cmd_call *c)
         } else {
             reply_unknown(c);
         }
+        cmd_cstats_mark(srv);
         if (cl->flags & CMD_CLIENT_MULTI) {
             cl->flags |= CMD_CLIENT_DIRTY_EXEC;
         }
@@ -307,7 +315,12 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
     call.out = cl->out;
     call.argv = argv;
     call.argc = argc;
-    call.now_ms = srv->hooks.now_ms(srv->hooks.srv);
+    if (srv->hooks.now_unix_us != NULL) {
+        call.start_us = srv->hooks.now_unix_us(srv->hooks.srv);
+        call.now_ms = call.start_us / 1000;
+    } else {
+        call.now_ms = srv->hooks.now_ms(srv->hooks.srv);
+    }
     cl->last_ms = call.now_ms;
     call.pushed = cl->out->len;
     skip = cl->flags & CMD_CLIENT_REPLY_SKIP;
@@ -315,6 +328,9 @@ void cmd_dispatch(struct cmd_server *srv, struct cmd_client *cl, const struct re
      * CMD_ALLOW_BUSY commands run, and none of them writes. */
     if (srv->feed.n_ops > 0 && outer == NULL) {
         cmd_feed_flush(srv, 0); /* keys that expired outside a command, one op each */
+    }
+    if (outer == NULL) {
+        cmd_cstats_mark(srv); /* errors before this command are not its own */
     }
     srv->cur_call = &call;
     dispatch(&call);

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "cmd/core/cmd_util.h"
+#include "cmd/mech/cmd_cstats.h"
 #include "cmd/mech/cmd_feed.h"
 #include "cmd/mech/cmd_keyreg.h"
 #include "cmd/mech/cmd_records.h"
@@ -211,6 +212,7 @@ static int retry(struct cmd_server *srv, struct cmd_client *cl)
     struct cmd_call call, *prev;
     const struct cmd_def *d;
     size_t pos = 0;
+    int64_t t0;
 
     memset(&call, 0, sizeof(call));
     call.srv = srv;
@@ -224,7 +226,9 @@ static int retry(struct cmd_server *srv, struct cmd_client *cl)
     prev = srv->cur_call;
     srv->cur_call = &call;
     call.feed_changes = srv->feed.changes;
+    t0 = cmd_cstats_clock(srv);
     d->proc(&call);
+    cl->block_usec += cmd_cstats_since(srv, t0);
     if (srv->feed.on) {
         if (!call.blocked) {
             cmd_feed_after(&call, d);
@@ -237,6 +241,7 @@ static int retry(struct cmd_server *srv, struct cmd_client *cl)
         if (d->flags & CMD_WRITE) {
             srv->dirty++;
         }
+        cmd_cstats_called(srv, d, cl->block_usec);
         cmd_block_end(srv, cl);
     }
     srv->hooks.client_out_done(srv->hooks.srv, cl);
@@ -279,19 +284,27 @@ long long cmd_block_acked(struct cmd_server *srv, const struct cmd_client *cl)
     return h->repl_acked != NULL ? h->repl_acked(h->srv, cl->woff) : 0;
 }
 
-/* Writes cl's timeout reply (or err), ends its wait, and hands it back to the server. */
-static void wake_empty(struct cmd_server *srv, struct cmd_client *cl, const char *err)
+/* Writes cl's timeout reply (or err), ends its wait, and hands it back to the server.
+ * unblocked: CLIENT UNBLOCK ended it, which Redis counts as a failed call either way. */
+static void wake_empty(struct cmd_server *srv, struct cmd_client *cl, const char *err,
+                       int unblocked)
 {
     struct resp_out *o = srv->hooks.client_out(srv->hooks.srv, cl);
     size_t pos = 0, argc;
     const struct cmd_def *d = cmd_records_next(&cl->blk, &pos, &argc);
 
+    cmd_cstats_mark(srv);
     if (err != NULL) {
         resp_write_error(o, err);
     } else if (d->flags & CMD_WAITS_REPLICAS) {
         resp_write_int(o, cmd_block_acked(srv, cl)); /* WAIT answers how many replicas did */
     } else {
         resp_write_null_array(o); /* whatever the command, as Redis 7.0 answers a timeout */
+    }
+    cmd_cstats_called(srv, d, cl->block_usec);
+    if (unblocked && err == NULL) {
+        struct cmd_cstat *st = cmd_cstat_of(srv, d);
+        st->failed += st != NULL; /* its null reply is no error, but the call failed */
     }
     cmd_block_end(srv, cl);
     srv->hooks.client_out_done(srv->hooks.srv, cl);
@@ -309,7 +322,7 @@ void cmd_block_timeouts(struct cmd_server *srv, int64_t now_ms)
             continue;
         }
         if (cl->block_deadline_ms <= now_ms) {
-            wake_empty(srv, cl, NULL);
+            wake_empty(srv, cl, NULL, 0);
         } else if (next == 0 || cl->block_deadline_ms < next) {
             next = cl->block_deadline_ms;
         }
@@ -333,6 +346,6 @@ int cmd_block_unblock(struct cmd_server *srv, struct cmd_client *cl, int with_er
     if (!(cl->flags & CMD_CLIENT_BLOCKED)) {
         return 0;
     }
-    wake_empty(srv, cl, with_error ? "UNBLOCKED client unblocked via CLIENT UNBLOCK" : NULL);
+    wake_empty(srv, cl, with_error ? "UNBLOCKED client unblocked via CLIENT UNBLOCK" : NULL, 1);
     return 1;
 }

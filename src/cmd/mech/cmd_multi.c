@@ -92,6 +92,7 @@ static void cmd_exec(struct cmd_call *c)
         const struct cmd_def *d = cmd_records_next(q, &pos, &call.argc);
         call.argv = q->argv;
         call.mode |= CMD_CALL_EXEC;
+        call.start_us = 0; /* each command timed on its own (INFO commandstats) */
         cmd_run(&call, d);
     }
     cmd_multi_discard(c->srv, cl);

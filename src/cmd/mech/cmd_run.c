@@ -1,11 +1,13 @@
 /*
  * cmd_run: runs one resolved command: its handler, then what every command leaves behind:
- * the command counters, the change count (rdb_changes_since_last_save) and the write feed's
- * record of it. Dispatch, EXEC, scripts and served blocked clients all run commands here.
+ * the command counters (INFO commandstats: cmd_cstats.c), the change count
+ * (rdb_changes_since_last_save) and the write feed's record of it. Dispatch, EXEC, scripts
+ * and served blocked clients all run commands here.
  */
 #include "cmd/mech/cmd_run.h"
 
 
+#include "cmd/mech/cmd_cstats.h"
 #include "cmd/mech/cmd_feed.h"
 #include "cmd/core/cmd_table.h"
 #include "coll/coll.h"
@@ -30,6 +32,9 @@ static uint64_t write_n_keys(const struct cmd_def *d, size_t argc)
 
 void cmd_run(struct cmd_call *c, const struct cmd_def *d)
 {
+    int64_t t0;
+    uint64_t took;
+
     c->cl->last_cmd = d->name;
     c->srv->stats.total_commands++;
     if (d->proc == NULL) {
@@ -41,7 +46,14 @@ void cmd_run(struct cmd_call *c, const struct cmd_def *d)
     c->feed_changes = c->srv->feed.changes;
     c->unchanged = 0;
     coll_env_turn_begin(store_coll_env(c->srv->shard));
+    t0 = c->start_us != 0 ? c->start_us : cmd_cstats_clock(c->srv);
     d->proc(c);
+    took = cmd_cstats_since(c->srv, t0);
+    if (c->blocked) {
+        c->cl->block_usec = took; /* counted when it is served (cmd_block.c) */
+    } else {
+        cmd_cstats_called(c->srv, d, took);
+    }
     /* Looked up again: a command may replace the shard and its env while it runs (DEBUG RELOAD
      * does); ending a turn the new env never began is harmless (its depth stays 0). */
     coll_env_turn_end(store_coll_env(c->srv->shard));

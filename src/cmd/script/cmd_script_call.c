@@ -21,6 +21,7 @@
 
 #include "cmd/script/cmd_script_base.h"
 #include "cmd/core/cmd_util.h"
+#include "cmd/mech/cmd_cstats.h"
 #include "cmd/mech/cmd_feed.h"
 #include "cmd/core/cmd_gate.h"
 #include "cmd/mech/cmd_run.h"
@@ -93,7 +94,8 @@ static const char *check(struct cmd_script *e, const struct cmd_def *d, size_t a
 }
 
 /* Runs the command of argc arguments in e->argv on the script client; its reply is in
- * e->out. NULL, or the error text of a check that refused it (nothing ran). */
+ * e->out. NULL, or the error text of a check that refused it (nothing ran; the error is
+ * counted, and a known command's rejected_calls, as Redis's scriptCall does). */
 static const char *run_command(struct cmd_script *e, size_t argc)
 {
     struct cmd_server *srv = e->srv;
@@ -111,6 +113,12 @@ static const char *run_command(struct cmd_script *e, size_t argc)
                             .pushed = 0};
 
     if (err != NULL) {
+        const char *code = err[0] == '-' ? err + 1 : "ERR";
+        const char *sp = strchr(code, ' ');
+        cmd_count_error(srv, code, err[0] == '-' && sp != NULL ? (size_t)(sp - code) : 3);
+        if (d != NULL) {
+            cmd_cstats_rejected(srv, d);
+        }
         return err;
     }
     if (d->flags & CMD_WRITE) {
@@ -169,9 +177,6 @@ int cmd_script_call(lua_State *lua, int raise)
     err = run_command(e, (size_t)argc);
     lua_settop(lua, 0); /* the arguments: the command is done with them */
     if (err != NULL) {
-        const char *code = err[0] == '-' ? err + 1 : "ERR";
-        const char *sp = strchr(code, ' ');
-        cmd_count_error(e->srv, code, err[0] == '-' && sp != NULL ? (size_t)(sp - code) : 3);
         push_counted_error(lua, err, strlen(err));
         is_err = 1;
     } else if (e->out.err) {

@@ -17,6 +17,7 @@
 #include <lauxlib.h>
 
 #include "cmd/core/cmd_util.h"
+#include "cmd/mech/cmd_cstats.h"
 #include "cmd/core/cmd_gate.h"
 #include "cmd/mech/cmd_multi.h"
 #include "terse/status.h"
@@ -78,7 +79,9 @@ static void reply_error(struct cmd_script *e, lua_State *lua, struct resp_out *o
     ignore_stats = lua_isboolean(lua, -1) && lua_toboolean(lua, -1);
     lua_pop(lua, 1);
     if (ignore_stats) {
-        o->on_error = NULL; /* the command that failed counted it already */
+        /* the command that failed counted the error already; the script's call fails */
+        o->on_error = NULL;
+        cmd_cstats_fail_running(e->srv);
     }
     if (line != NULL && source != NULL) {
         resp_write_errorf(o, "%s script: %s, on %s:%s.", msg != NULL ? msg : "", e->sha, source,

@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "cmd/mech/cmd_cstats.h"
 #include "cmd/script/cmd_script_base.h"
 #include "resp/resp_reply.h"
 #include "terse/status.h"
@@ -196,7 +197,11 @@ static void write_error(lua_State *lua, struct resp_out *o)
     lua_getfield(lua, -2, "ignore_error_stats_update");
     ignore = lua_isboolean(lua, -1) && lua_toboolean(lua, -1);
     if (ignore) {
-        o->on_error = NULL;
+        struct cmd_script *e = cmd_script_of(lua); /* NULL: a state of no engine (tests) */
+        o->on_error = NULL; /* counted by the command that wrote it; the script's call fails */
+        if (e != NULL) {
+            cmd_cstats_fail_running(e->srv);
+        }
     }
     resp_write_errorf(o, "-%s", msg != NULL ? msg : "");
     o->on_error = on_error;
