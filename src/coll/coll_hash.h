@@ -14,15 +14,18 @@
  *
  * An element lives in the last chunk whose low bound is <= h, so a lookup is one descent of the
  * tree by key and one chunk, scanned linearly (inside a chunk the order is the one its last
- * rewrite left: insertion order, or hash order after a split or a bulk build). Low bounds
- * strictly increase and the first is 0; every chunk holds at least one element; each
- * descriptor's count and raw_len are its chunk's elements and form bytes; c->count is the sum.
+ * rewrite left: insertion order, a split's partition order, or hash order after a bulk
+ * build). Low bounds strictly increase and the first is 0; every chunk holds at least one
+ * element; each descriptor's count and raw_len are its chunk's elements and form bytes;
+ * c->count is the sum.
  *
  * Sizes (chunk_bytes = c->chunk_max, hot = coll_hot_bytes(c), an eighth of it): a write that
- * takes a chunk's form past hot splits it at the median of its elements' hashes, and again any
- * half still over (so a written chunk holds at most hot raw bytes, but for one element bigger
- * than that, which lives alone, or elements that share one h, which cannot be told apart by
- * range). A delete that leaves a chunk under hot / 4 merges it with the neighbouring range (the
+ * takes a chunk's form past hot splits it around a median of its elements' hashes, and again
+ * the half holding the written element while that one is still over (so the chunk a write
+ * leaves its element in holds at most hot raw bytes, but for one element bigger than that,
+ * which lives alone, or elements that share one h, which cannot be told apart by range; the
+ * other pieces are parts of the chunk as it was, RAW until the compressor merges them again).
+ * A delete that leaves a chunk under hot / 4 merges it with the neighbouring range (the
  * smaller that fits) when the two fit in 3/4 of hot; a chunk left empty leaves the tree (the
  * next one's low bound becomes 0 if it was the first). The background compressor merges cold
  * neighbours up to 3/4 of chunk_bytes before it compresses them (coll_hash_merge_next), and a

@@ -4,12 +4,13 @@
  * replaced in place, a new one appended, or one cut out), then:
  *
  *   - fits (or cannot be split): coll_chunk_rewrite, in place when the block has room;
- *   - put past chunk_bytes: split at the median h, recursively while a piece is still over;
- *     the pieces' chunks are all made first, then the first takes the old descriptor and the
- *     others are inserted after it (an insert that fails removes those already in), so a
- *     failure leaves the container as it was;
- *   - delete under chunk_bytes / 4: merged with the smaller neighbour range that fits in 3/4
- *     of chunk_bytes (the lower range's descriptor keeps the merged chunk, the upper one goes);
+ *   - put past coll_hot_bytes: split around a median h, again while the piece holding the
+ *     written element is still over (cut); the pieces' chunks are all made first, then the
+ *     first takes the old descriptor and the others are inserted after it (an insert that
+ *     fails removes those already in), so a failure leaves the container as it was;
+ *   - delete under coll_hot_bytes / 4: merged with the smaller neighbour range that fits in
+ *     3/4 of coll_hot_bytes (the lower range's descriptor keeps the merged chunk, the upper
+ *     one goes);
  *   - delete of the last element: the descriptor goes (the next one's low bound becomes 0 if
  *     it was the first).
  *
@@ -127,41 +128,72 @@ static size_t split_need(size_t len, uint64_t n)
            len;
 }
 
-/* The cut of sorted entries [a, b) (which hold two h at least) nearest their middle. */
-static size_t median(const struct coll_hash_ent *e, size_t a, size_t b)
+/* Moves the entries of [a, b) with h below pivot (at or below it: incl) to its front; returns
+ * where the others start, their least h in *lo_r. */
+static size_t part(struct coll_hash_ent *e, size_t a, size_t b, uint64_t pivot, bool incl,
+                   uint64_t *lo_r)
 {
-    size_t mid = a + (b - a) / 2;
+    uint64_t lo = UINT64_MAX;
+    size_t m = a;
 
-    for (size_t d = 0;; d++) {
-        if (mid - d > a && e[mid - d].h != e[mid - d - 1].h) {
-            return mid - d;
-        }
-        if (mid + d < b && e[mid + d].h != e[mid + d - 1].h) {
-            return mid + d;
+    for (size_t i = a; i < b; i++) {
+        if (e[i].h < pivot || (incl && e[i].h == pivot)) {
+            struct coll_hash_ent t = e[i];
+            e[i] = e[m];
+            e[m++] = t;
+        } else if (e[i].h < lo) {
+            lo = e[i].h;
         }
     }
+    *lo_r = lo;
+    return m;
 }
 
-/* Cuts [a, b) at the median h while a piece is over coll_hot_bytes and can be cut. */
-static void cut(const struct coll *c, const struct coll_hash_ent *e, size_t a, size_t b,
-                struct coll_hash_piece *p, size_t *k)
+/* Splits [a, b) (two entries at least, in no order) in two ranges of h around the median of
+ * three of their h: the lower range first, the upper one from the returned place, its least h
+ * in *lo_r. When the pivot is their least h, the entries of that h make the lower range. b:
+ * every entry has one h (no cut can tell them apart). */
+static size_t halve(struct coll_hash_ent *e, size_t a, size_t b, uint64_t *lo_r)
 {
-    if (b - a > 1 && e[a].h != e[b - 1].h && coll_hash_piece_size(e, a, b) > coll_hot_bytes(c)) {
-        size_t m = median(e, a, b);
+    uint64_t x = e[a].h, y = e[a + (b - a) / 2].h, z = e[b - 1].h, pivot;
+    size_t m;
 
-        cut(c, e, a, m, p, k);
-        cut(c, e, m, b, p, k);
+    pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+    m = part(e, a, b, pivot, false, lo_r);
+    return m > a ? m : part(e, a, b, pivot, true, lo_r);
+}
+
+/* Cuts [a, b) (low bound lo) in two while the range holding the written element (of h eh) is
+ * over coll_hot_bytes and can be cut; the other range of each cut is a piece as it stands
+ * (a subset of the old chunk's elements, so within chunk_bytes). Pieces go into p in hash
+ * order. Partitions instead of a sort, and only the written side: the next write that lands
+ * near eh finds a small chunk, and a write into a big cold chunk costs O(n) moves, not a sort
+ * and a cut of every piece. */
+static void cut(const struct coll *c, struct coll_hash_ent *e, size_t a, size_t b, uint64_t lo,
+                uint64_t eh, struct coll_hash_piece *p, size_t *k)
+{
+    uint64_t lo_r;
+    size_t m;
+
+    if (b - a > 1 && coll_hash_piece_size(e, a, b) > coll_hot_bytes(c) &&
+        (m = halve(e, a, b, &lo_r)) < b) {
+        if (eh < lo_r) {
+            cut(c, e, a, m, lo, eh, p, k);
+            p[(*k)++] = (struct coll_hash_piece){m, b, lo_r};
+        } else {
+            p[(*k)++] = (struct coll_hash_piece){a, m, lo};
+            cut(c, e, m, b, lo_r, eh, p, k);
+        }
         return;
     }
-    p[(*k)++] = (struct coll_hash_piece){a, b};
+    p[(*k)++] = (struct coll_hash_piece){a, b, lo};
 }
 
 /* The chunks made[0..k) of the pieces replace the chunk at it: made[0] takes its descriptor
  * (and its low bound), the others are inserted after it. TERSE_OK or TERSE_ENOMEM (nothing
  * changed, the made chunks freed). */
 static int tree_replace(struct coll_env *env, struct coll *c, struct coll_it *it,
-                        const struct coll_hash_ent *e, const struct coll_hash_piece *p,
-                        struct coll_chunk **made, size_t k)
+                        const struct coll_hash_piece *p, struct coll_chunk **made, size_t k)
 {
     uint64_t lo0 = coll_tree_desc(it)->key.k;
     struct coll_it at = *it;
@@ -170,12 +202,12 @@ static int tree_replace(struct coll_env *env, struct coll *c, struct coll_it *it
     coll_tree_next(&at);
     for (size_t j = 1; j < k; j++) {
         struct coll_desc nd = {made[j], (uint32_t)(p[j].b - p[j].a), made[j]->raw,
-                               {e[p[j].a].h, 0}};
+                               {p[j].lo, 0}};
         int st = coll_tree_insert(&c->tree, &at, &nd);
 
         if (st != TERSE_OK) {
             for (size_t i = 1; i < j; i++) {
-                coll_hash_seek(c, e[p[i].a].h, &at);
+                coll_hash_seek(c, p[i].lo, &at);
                 assert(coll_tree_desc(&at)->chunk == made[i]);
                 coll_tree_remove(&c->tree, &at);
             }
@@ -196,19 +228,22 @@ static int tree_replace(struct coll_env *env, struct coll *c, struct coll_it *it
 }
 
 /*
- * The form (len bytes, n >= 2 elements) that is to become the chunk at it, split into pieces of
- * at most chunk_bytes (area: split_need bytes, 8-aligned). 1 when done, 0 when every element has
- * one h (it cannot be split: the caller writes it whole), < 0 a status (nothing changed).
+ * The form (len bytes, n >= 2 elements, the written element's h eh) that is to become the chunk
+ * at it, split (cut) into pieces (area: split_need bytes, 8-aligned). 1 when done, 0 when every
+ * element has one h (it cannot be split: the caller writes it whole), < 0 a status (nothing
+ * changed).
  */
 static int split(struct coll_env *env, struct coll *c, struct coll_it *it, const uint8_t *form,
-                 size_t len, uint64_t n, uint8_t *area)
+                 size_t len, uint64_t n, uint64_t eh, uint8_t *area)
 {
     struct coll_hash_ent *e = (struct coll_hash_ent *)(void *)area;
     struct coll_hash_piece *p = (struct coll_hash_piece *)(void *)(e + n);
     struct coll_chunk **made = (struct coll_chunk **)(void *)(p + n);
     uint8_t *scratch = (uint8_t *)(made + n);
+    uint64_t lo = coll_tree_desc(it)->key.k, hmin = UINT64_MAX, hmax = 0;
     struct store_hash_it fit;
     struct store_hash_kv kv;
+    struct coll_it nx = *it;
     uint64_t cnt;
     size_t k = 0;
     int st;
@@ -223,23 +258,23 @@ static int split(struct coll_env *env, struct coll *c, struct coll_it *it, const
         e[i].h = coll_hash_of(c, kv.f, kv.flen);
         e[i].off = (uint32_t)(at - form);
         e[i].len = (uint32_t)(fit.p - at);
+        hmin = e[i].h < hmin ? e[i].h : hmin;
+        hmax = e[i].h > hmax ? e[i].h : hmax;
     }
-    coll_hash_ents_sort(e, (size_t)n);
-    {
-        /* Every element in the chunk's range, or the pieces' low bounds would break the
-         * directory's order: a chunk of a crafted snapshot (its checksum valid) may hold
-         * anything. */
-        struct coll_it nx = *it;
-        coll_tree_next(&nx);
-        if (e[0].h < coll_tree_desc(it)->key.k ||
-            (coll_it_valid(&nx) && e[n - 1].h >= coll_tree_desc(&nx)->key.k)) {
-            return coll_hash_corrupt(env);
-        }
+    if (fit.p != form + len) {
+        return coll_hash_corrupt(env); /* records past its count: a crafted chunk's lie */
     }
-    if (e[0].h == e[n - 1].h) {
+    /* Every element in the chunk's range, or the pieces' low bounds would break the
+     * directory's order: a chunk of a crafted snapshot (its checksum valid) may hold
+     * anything. */
+    coll_tree_next(&nx);
+    if (hmin < lo || (coll_it_valid(&nx) && hmax >= coll_tree_desc(&nx)->key.k)) {
+        return coll_hash_corrupt(env);
+    }
+    if (hmin == hmax) {
         return 0;
     }
-    cut(c, e, 0, (size_t)n, p, &k);
+    cut(c, e, 0, (size_t)n, lo, eh, p, &k);
     assert(k >= 2);
     for (size_t j = 0; j < k; j++) {
         size_t plen = coll_hash_piece_write(scratch, form, e, p[j].a, p[j].b);
@@ -252,7 +287,7 @@ static int split(struct coll_env *env, struct coll *c, struct coll_it *it, const
             return st;
         }
     }
-    st = tree_replace(env, c, it, e, p, made, k);
+    st = tree_replace(env, c, it, p, made, k);
     return st == TERSE_OK ? 1 : st;
 }
 
@@ -348,7 +383,8 @@ int coll_hash_put_at(struct coll_env *env, struct coll *c, const uint8_t *field,
         return TERSE_ENOMEM;
     }
     (void)form_splice(buf, &s, n, field, flen, val, vlen, true);
-    st = cuts ? split(env, c, &it, buf, len, n, buf + align8(len)) : 0;
+    st = cuts ? split(env, c, &it, buf, len, n, coll_hash_of(c, field, flen), buf + align8(len))
+              : 0;
     if (st == 0) {
         st = coll_chunk_rewrite(env, c, &d->chunk, buf, len);
         if (st == TERSE_OK) {

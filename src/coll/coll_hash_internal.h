@@ -31,9 +31,10 @@ struct coll_hash_ent {
     uint32_t len; /* the record's bytes */
 };
 
-/* A piece of a cut: entries [a, b). */
+/* A piece of a cut: entries [a, b), their range's low bound lo. */
 struct coll_hash_piece {
     size_t a, b;
+    uint64_t lo;
 };
 
 /* An element's place in the hash space of the seed. */

@@ -10,6 +10,7 @@
  */
 #include "coll/coll_hash.h"
 
+#include "coll/coll_hash_internal.h"
 #include "coll_hash_fixture.h"
 
 #include "codec/codec_value.h"
@@ -272,6 +273,45 @@ static void test_big_elements(void **state)
     coll_destroy(f->env, c);
 }
 
+/* A put into a settled chunk (merged by the compressor up to 3/4 of the chunk size) leaves its
+ * element in a chunk of at most the hot size; the rest of the old chunk stays in pieces of its
+ * elements, none past the chunk size, ranges in order (verify), every element found. */
+static void test_put_into_cold_chunk(void **state)
+{
+    struct fix *f = *state;
+    struct coll *c = hfx_build(f, COLL_SET, 4096, 3000);
+    enum coll_hash_result res;
+    uint8_t fb[FMAX];
+    size_t big = 0;
+
+    for (int i = 0; i < 4; i++) {
+        (void)coll_compress_step(f->env, 0, NULL, NULL, 0);
+    }
+    for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
+        big += coll_tree_desc(&it)->raw_len > coll_hot_bytes(c);
+    }
+    assert_true(big > 0);
+    for (uint64_t i = 0; i < 300; i++) {
+        size_t fl = (size_t)snprintf((char *)fb, sizeof(fb), "cold chunk member %llu",
+                                     (unsigned long long)i);
+        struct coll_it at;
+        const struct coll_desc *d;
+
+        assert_int_equal(coll_hash_put(f->env, c, fb, fl, NULL, 0, 0, &res), TERSE_OK);
+        assert_int_equal(res, COLL_HASH_ADDED);
+        hfx_put(&f->m, fb, fl, NULL, 0);
+        coll_hash_seek(c, coll_hash_of(c, fb, fl), &at);
+        d = coll_tree_desc(&at);
+        assert_true(d->raw_len <= coll_hot_bytes(c) || d->count == 1);
+    }
+    for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
+        const struct coll_desc *d = coll_tree_desc(&it);
+        assert_true(d->raw_len <= 4096 || d->count == 1);
+    }
+    hfx_check_all(f, c, &(struct coll_hash_shape){4096});
+    coll_destroy(f->env, c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +321,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_oom, hfx_setup, hfx_teardown),
         cmocka_unit_test_setup_teardown(test_no_alloc_steady, hfx_setup, hfx_teardown),
         cmocka_unit_test_setup_teardown(test_big_elements, hfx_setup, hfx_teardown),
+        cmocka_unit_test_setup_teardown(test_put_into_cold_chunk, hfx_setup, hfx_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
