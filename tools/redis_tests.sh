@@ -11,7 +11,8 @@
 # pass reuses the plain pass's, which halves its time.
 #
 # UNIT defaults to unit/type/string unit/type/incr unit/keyspace unit/expire, the files of
-# the types terse has: unit/type/hash, unit/type/list, unit/type/set, unit/type/zset,
+# the types terse has: unit/type/hash, unit/type/list (with list-2's LTRIM stress and list-3's
+# encoding stress, which take about 45 s a server), unit/type/set, unit/type/zset,
 # unit/type/stream, unit/type/stream-cgroups, then unit/multi, unit/sort, unit/pubsub,
 # unit/bitops, unit/bitfield, unit/dump (DUMP and RESTORE; its MIGRATE tests fail on both
 # servers run this way: they start a second server, which external mode cannot, and terse has
@@ -66,7 +67,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ ${#UNITS[@]} -gt 0 ] || UNITS=(unit/type/string unit/type/incr unit/keyspace unit/expire unit/type/hash
-                                 unit/type/list unit/type/set unit/type/zset unit/type/stream
+                                 unit/type/list unit/type/list-2 unit/type/list-3
+                                 unit/type/set unit/type/zset unit/type/stream
                                  unit/type/stream-cgroups unit/multi unit/sort unit/pubsub
                                  unit/bitops unit/bitfield unit/dump unit/scripting)
 
