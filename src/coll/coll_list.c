@@ -22,6 +22,8 @@
 #include "store/form/store_varint.h"
 #include "terse/status.h"
 
+#include <assert.h>
+
 enum { R_HEAD = 0, R_TREE = 1, R_TAIL = 2, R_DONE = 3 };
 
 /* ---- sealing and refilling the ends ---------------------------------------------------------- */
@@ -225,31 +227,31 @@ int coll_list_push(struct coll_env *env, struct coll *c, bool left, const uint8_
  * bytes is copied as it is, behind its own count): the ends stay empty, so a converted or
  * loaded list is all chunks, compressed in the background.
  */
-int coll_list_from_form(struct coll_env *env, const uint8_t *form, size_t len,
-                        const struct coll_list_shape *shape, struct coll **out)
+int coll_list_append_run(struct coll_env *env, struct coll *c, const uint8_t *run, size_t n,
+                         bool final, size_t *used)
 {
-    struct store_list_it li;
-    const uint8_t *el, *run;
+    /* No count bounds the run: the iterator stops where the bytes do. */
+    struct store_list_it li = {run, run + n, UINT64_MAX};
+    const uint8_t *from = run, *el;
     size_t el_len;
-    uint64_t n, k = 0;
-    int st;
+    uint64_t k = 0;
+    int st = TERSE_OK;
 
-    *out = NULL;
-    if (store_list_open(form, len, &li, &n) != TERSE_OK) {
-        return TERSE_ECORRUPT;
-    }
-    st = coll_list_create(env, shape, out);
-    run = li.p;
-    while (st == TERSE_OK) {
+    assert(c->head.n == 0 && c->tail.n == 0);
+    for (;;) {
         const uint8_t *at = li.p;
-        int more = store_list_next(&li, &el, &el_len);
+        int more = at == li.end ? 0 : store_list_next(&li, &el, &el_len);
         if (more < 0) {
             st = more;
             break;
         }
-        if (k > 0 && (more == 0 || coll_list_chunk_full(*out, (size_t)(at - run), k))) {
-            st = append_chunk(env, *out, run, (size_t)(at - run), k);
-            run = at;
+        if (k > 0 && ((more == 0 && final) || coll_list_chunk_full(c, (size_t)(at - from), k))) {
+            st = append_chunk(env, c, from, (size_t)(at - from), k);
+            if (st != TERSE_OK) {
+                break;
+            }
+            c->count += k;
+            from = at;
             k = 0;
         }
         if (more == 0) {
@@ -257,13 +259,34 @@ int coll_list_from_form(struct coll_env *env, const uint8_t *form, size_t len,
         }
         k++;
     }
+    *used = (size_t)(from - run);
+    return st;
+}
+
+int coll_list_from_form(struct coll_env *env, const uint8_t *form, size_t len,
+                        const struct coll_list_shape *shape, struct coll **out)
+{
+    struct store_list_it li;
+    uint64_t n;
+    size_t used = 0;
+    int st;
+
+    *out = NULL;
+    if (store_list_open(form, len, &li, &n) != TERSE_OK) {
+        return TERSE_ECORRUPT;
+    }
+    st = coll_list_create(env, shape, out);
+    if (st == TERSE_OK) {
+        st = coll_list_append_run(env, *out, li.p, (size_t)(li.end - li.p), true, &used);
+    }
+    if (st == TERSE_OK && (*out)->count != n) {
+        st = TERSE_ECORRUPT; /* the count said otherwise */
+    }
     if (st != TERSE_OK) {
         coll_destroy(env, *out);
         *out = NULL;
-        return st;
     }
-    (*out)->count = n;
-    return TERSE_OK;
+    return st;
 }
 
 int coll_list_pop(struct coll_env *env, struct coll *c, bool left, const uint8_t **el,

@@ -45,6 +45,19 @@ int coll_list_create(struct coll_env *env, const struct coll_list_shape *shape,
 int coll_list_from_form(struct coll_env *env, const uint8_t *form, size_t len,
                         const struct coll_list_shape *shape, struct coll **out);
 
+/*
+ * A list being built (its ends empty: one from coll_list_create or this call) gets the elements
+ * of run (n bytes of store_list element records, a form without its count; borrowed) at its
+ * end, cut into chunks as coll_list_from_form cuts them, so a list fed in any number of runs
+ * is chunked as if it came whole. final false: the elements after the last full chunk are
+ * left, and *used says how many bytes of run were taken (the caller keeps the rest in front
+ * of its next run); final: every element is taken. c->count grows by the elements taken.
+ * TERSE_OK, TERSE_ECORRUPT (a record past the bytes: the chunks made so far stay, *used says
+ * where), TERSE_ENOMEM. An RDB load builds a big list with it (persist_rdb_rcoll.c).
+ */
+int coll_list_append_run(struct coll_env *env, struct coll *c, const uint8_t *run, size_t n,
+                         bool final, size_t *used);
+
 /* Raw bytes the list's elements take in store_list form (what coll_list_to_form writes):
  * decides a conversion back to one value. */
 size_t coll_list_form_size(const struct coll *c);
