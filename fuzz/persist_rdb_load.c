@@ -10,9 +10,13 @@
  *   - an accepted input verifies again alone, with the same byte count (deterministic).
  *
  * The shard and the reader memory are created once and reused, as a server reuses its own.
+ * Big lists, hashes and sets are built in chunks as read (persist_rdb_rcoll.c), with chunks
+ * and a batch small enough that a fuzzer's inputs reach that path.
  */
 #include "persist/persist_rdb_load.h"
 
+#include "codec/codec_value.h"
+#include "coll/coll.h"
 #include "store/store.h"
 #include "terse/status.h"
 
@@ -26,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct store_shard *fuzz_shard;
 static struct persist_rdb_work fuzz_work;
+static struct codec_ctx *fuzz_codec;
 
 static void check(int cond)
 {
@@ -45,7 +50,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (store_shard_create(&fuzz_shard, FUZZ_N_DB) != TERSE_OK) {
             return 0;
         }
+        if (codec_ctx_create(&fuzz_codec, NULL) != TERSE_OK) {
+            store_shard_destroy(&fuzz_shard);
+            return 0;
+        }
+        coll_env_set_codec(store_coll_env(fuzz_shard), fuzz_codec);
         persist_rdb_work_init(&fuzz_work, NULL);
+        fuzz_work.load_ck.env = store_coll_env(fuzz_shard);
+        fuzz_work.load_ck.list = (struct coll_list_shape){64, 4, 0};
+        fuzz_work.load_ck.elems = (struct coll_hash_shape){64};
+        fuzz_work.load_ck.batch = 32;
     }
     rc = persist_rdb_load_mem(fuzz_shard, 0, &fuzz_work, data, size, FUZZ_NOW_MS, &st, &used,
                               &err);

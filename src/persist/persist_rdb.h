@@ -35,6 +35,8 @@
 #include <stdint.h>
 
 #include "codec/codec_value.h"
+#include "coll/coll_hash.h"
+#include "coll/coll_list.h"
 #include "persist/persist.h"
 #include "store/store.h"
 #include "terse/alloc.h"
@@ -50,7 +52,9 @@ struct persist_rdb_value {
     const uint8_t *p;    /* STRING: its bytes; other types: the byte form. Borrowed. */
     size_t len;
     /* DUMP of a container held in chunks (p unused): the container and its environment
-     * (borrowed), written a chunk at a time. NULL otherwise. */
+     * (borrowed), written a chunk at a time. An RDB file's load (persist_rdb_load_mem) reads
+     * a big list, hash or set into one (persist_rdb_rcoll.c) and hands it on (taken by the
+     * store). NULL otherwise. */
     struct coll *coll;
     struct coll_env *env;
 };
@@ -60,6 +64,21 @@ struct persist_rdb_buf {
     uint8_t *p;
     size_t len;  /* bytes filled */
     size_t cap;  /* bytes allocated */
+};
+
+/*
+ * How an RDB file's load builds a big list, hash or set: into a chunked container as it reads
+ * (persist_rdb_rcoll.c), so it needs a chunk's worth of memory beside the container, not the
+ * container's whole form. The shapes are the ones the command layer chunks with
+ * (cmd_value_load_shapes), so the container is the one the after-load pass would have cut
+ * from the form.
+ */
+struct persist_rdb_chunking {
+    struct coll_env *env;         /* the shard's (borrowed); NULL: every value as its form */
+    struct coll_list_shape list;  /* a list's chunks */
+    struct coll_hash_shape elems; /* a hash's or set's chunks */
+    size_t batch;                 /* form bytes gathered before a container is made (at least
+                                     two chunks); 0: 64 KiB (tests and fuzzers go lower) */
 };
 
 /*
@@ -75,6 +94,9 @@ struct persist_rdb_work {
     struct persist_rdb_buf str;  /* one string element, decompressed */
     struct persist_rdb_buf elems; /* element bytes kept until the form is written */
     struct persist_rdb_buf arr;  /* arrays over them */
+    /* Read by persist_rdb_load_mem only (persist_rdb_value_read, RESTORE's, builds forms):
+     * its owner fills it before a load; zeroed by persist_rdb_work_init. */
+    struct persist_rdb_chunking load_ck;
 };
 
 /* alloc NULL: libc. */

@@ -177,6 +177,9 @@ int rdb_write_stream_coll(struct rdb_w *w, struct coll_env *env, struct coll *c)
 
 /* ---- the reader (persist_rdb_read.c) ----------------------------------------------------- */
 
+/* Bytes kept free at the front of w->out for a form's count varint (persist_rdb_read.c). */
+#define RDB_FORM_HEAD 10
+
 /* Sticky: the first failure is kept with its offset and reason. */
 struct rdb_r {
     const uint8_t *start, *p, *end;
@@ -184,6 +187,13 @@ struct rdb_r {
     int st;
     size_t err_off;
     const char *why;
+    /* A big list, hash or set built in chunks while read (persist_rdb_rcoll.c): */
+    const struct persist_rdb_chunking *ck; /* NULL: forms only (RESTORE) */
+    int co_kind;      /* the type being built, 0: none (strings, zsets, streams, no ck) */
+    struct coll *co;  /* the container, NULL while the value is still a form in w->out */
+    size_t co_batch;  /* form bytes in w->out that start the container, or go to it */
+    size_t co_form;   /* form bytes of the elements in co (CODEC_VALUE_MAX still applies) */
+    uint64_t co_pend; /* elements in w->out not yet in co */
 };
 
 /* One string read: p/len point into the payload, into a work buffer, or into num. */
@@ -230,6 +240,34 @@ int rdb_blob_next(struct rdb_blob_it *it, struct rdb_elem *e);
 void rdb_elem_bytes(const struct rdb_elem *e, char *num, const uint8_t **p, size_t *len);
 /* The element as an integer: 1, or 0 when it is a string that is not one. */
 bool rdb_elem_int(const struct rdb_elem *e, long long *v);
+
+/* persist_rdb_value_read of the object at p (up to end, borrowed), its type byte read there
+ * when type < 0, else given (an RDB file's key sits between the two: no copy of the value is
+ * made to join them); err->offset counts from base. ck (NULL: forms only): an RDB file's load
+ * passes its w->load_ck, and a big list, hash or set comes back as out->coll, built in ck->env
+ * (taken by the caller: it stores or destroys it). */
+int rdb_value_read(struct persist_rdb_work *w, const struct persist_rdb_chunking *ck, int type,
+                   const uint8_t *base, const uint8_t *p, const uint8_t *end,
+                   struct persist_rdb_value *out, struct persist_error *err);
+
+/* ---- big containers built while read (persist_rdb_rcoll.c) ---------------------------- */
+
+/* Arms r to build a list, hash or set of type t in chunks once its form passes a batch
+ * (r->ck set, t one of those), else leaves it off. */
+void rdb_coll_begin(struct rdb_r *r, enum store_type t);
+/* A list or hash element was appended to w->out: moves the batch into the container (made
+ * when the form first passes the batch). TERSE_OK or r's failure. */
+int rdb_coll_feed(struct rdb_r *r);
+/* One element (a set's member: v NULL, vlen 0) into r->co, refused when already there.
+ * TERSE_OK or r's failure (TERSE_ECORRUPT: a duplicate; TERSE_ENOMEM, TERSE_ETOOBIG). */
+int rdb_coll_put(struct rdb_r *r, const uint8_t *f, size_t flen, const uint8_t *v, size_t vlen);
+/* Makes r->co, empty, for the armed type. TERSE_OK or r's failure. */
+int rdb_coll_start(struct rdb_r *r);
+/* The value's end with r->co made: the last elements into it, the size checked. TERSE_OK or
+ * r's failure. */
+int rdb_coll_end(struct rdb_r *r);
+/* Frees r->co (a failed read keeps nothing). */
+void rdb_coll_abort(struct rdb_r *r);
 
 /* A set or a sorted set (persist_rdb_rsort.c) into w->out; *count gets its members. */
 int rdb_read_set(struct rdb_r *r, int type, uint64_t *count);

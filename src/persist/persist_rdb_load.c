@@ -5,7 +5,9 @@
  * a skip that reads only lengths (skip_object: the same grammar as Redis's rdbLoadObject, no
  * decompression), then the object's bytes are decoded by persist_rdb_value_read, which checks
  * every byte of them. The walk's reader (struct rdb_r, persist_rdb_internal.h) is sticky: the
- * first failure keeps its offset and reason.
+ * first failure keeps its offset and reason. With w->load_ck's env set, a big list, hash or
+ * set is read straight into its chunked container (persist_rdb_rcoll.c), stored as the key's
+ * (or, verifying, freed), so neither pass holds such a value's whole form.
  */
 #include "persist/persist_rdb_load.h"
 
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "codec/codec_value.h"
+#include "coll/coll.h"
 #include "persist/persist_rdb_internal.h"
 #include "terse/status.h"
 
@@ -31,7 +34,6 @@ struct load {
     int n_db;
     int64_t now_ms;
     struct persist_rdb_buf key; /* a compressed key, decompressed */
-    struct persist_rdb_buf obj; /* an object's type byte and value, copied for decoding */
     struct persist_rdb_buf enc; /* a value in the codec's stored form */
     uint64_t n_loaded, n_expired;
 };
@@ -191,6 +193,14 @@ static int put(struct load *l, int db, const uint8_t *key, size_t klen,
     unsigned flags = 0;
     int st;
 
+    if (v->coll != NULL) {
+        /* built in chunks as read (persist_rdb_rcoll.c): the key takes it */
+        st = store_set_coll(l->s, db, key, klen, v->coll, expire_ms, l->now_ms);
+        if (st != TERSE_OK) {
+            coll_destroy(v->env, v->coll);
+        }
+        return st;
+    }
     if (v->type == STORE_TYPE_STRING && v->len <= 20 && rdb_parse_ll(v->p, v->len, &iv)) {
         return store_set_int(l->s, db, key, klen, iv, expire_ms, l->now_ms);
     }
@@ -217,8 +227,8 @@ static int pair(struct load *l, int db, int64_t expire_ms)
     struct persist_error e;
     struct rdb_str k;
     const uint8_t *vstart;
-    size_t vlen;
     uint8_t type;
+    bool live;
     int st;
 
     if (rdb_r_byte(r, &type) != TERSE_OK || rdb_r_string(r, &k, &l->key) != TERSE_OK) {
@@ -231,33 +241,29 @@ static int pair(struct load *l, int db, int64_t expire_ms)
     if (skip_value(r, type) != TERSE_OK) {
         return r->st;
     }
-    /* persist_rdb_value_read reads a type byte then the value; the key sits between them in
-     * the file, so the object is decoded from a copy of [type][value]. */
-    vlen = (size_t)(r->p - vstart);
-    l->obj.len = 0;
-    if (rdb_buf_reserve(&r->w->alloc, &l->obj, vlen + 1) != TERSE_OK) {
-        return rdb_r_fail(r, TERSE_ENOMEM, "out of memory");
-    }
-    l->obj.p[0] = type;
-    memcpy(l->obj.p + 1, vstart, vlen);
-    st = persist_rdb_value_read(r->w, l->obj.p, vlen + 1, &v, &e);
+    /* The value is decoded where it lies, its type given (the key sits between the two). */
+    st = rdb_value_read(r->w, &r->w->load_ck, type, r->start, vstart, r->p, &v, &e);
     if (st != TERSE_OK) {
         r->st = st;
-        r->err_off = (size_t)(vstart - r->start) + (e.offset > 0 ? (size_t)e.offset - 1 : 0);
+        r->err_off = (size_t)e.offset;
         r->why = st == TERSE_ECORRUPT ? "a value that does not decode" : "a value too large";
         return st;
     }
-    if (expire_ms >= 0 && expire_ms <= l->now_ms) {
-        l->n_expired++;
-        return TERSE_OK;
-    }
-    if (l->s != NULL) {
+    live = expire_ms < 0 || expire_ms > l->now_ms;
+    if (live && l->s != NULL) {
         st = put(l, db, k.p, k.len, &v, expire_ms < 0 ? STORE_NO_EXPIRE : expire_ms);
         if (st != TERSE_OK) {
             return rdb_r_fail(r, st, "the store refused a key");
         }
+    } else if (v.coll != NULL) {
+        /* verifying, or expired: the container was built for its checks only */
+        coll_destroy(v.env, v.coll);
     }
-    l->n_loaded++;
+    if (live) {
+        l->n_loaded++;
+    } else {
+        l->n_expired++;
+    }
     return TERSE_OK;
 }
 
@@ -380,7 +386,6 @@ int persist_rdb_load_mem(struct store_shard *s, int n_db, struct persist_rdb_wor
     }
     rdb_buf_free(&w->alloc, &l.key);
     rdb_buf_free(&w->alloc, &l.enc);
-    rdb_buf_free(&w->alloc, &l.obj);
     if (rc != TERSE_OK) {
         if (err != NULL) {
             err->offset = l.r.err_off;

@@ -12,13 +12,17 @@
  *          (both gathered and sorted in persist_rdb_rsort.c)
  *   stream persist_rdb_rstream.c
  *
- * A list or hash form is built count-last: FORM_HEAD bytes are kept free for the count, which
+ * A list or hash form is built count-last: RDB_FORM_HEAD bytes are kept free for the count, which
  * is written at the end and the elements slid up to it once. The primitives (lengths, strings,
  * LZF) are in persist_rdb_rbase.c, the compact encodings' iterators in persist_rdb_blob.c.
  *
  * Every form is checked by the store's own checker before it is returned (a duplicate field,
  * member or an empty collection is TERSE_ECORRUPT), so nothing RESTORE stores can fail a later
  * read.
+ *
+ * An RDB file's load (persist_rdb_load.c) reads a big list, hash or set into its chunked
+ * container instead, a batch of the form at a time (persist_rdb_rcoll.c): form_put hands each
+ * element on, and the value comes back as out->coll.
  */
 #include "persist/persist_rdb_internal.h"
 
@@ -31,16 +35,14 @@
 #include "store/form/store_zset.h"
 #include "terse/status.h"
 
-#define FORM_HEAD 10 /* room for the count varint */
-
 /* ---- forms ---------------------------------------------------------------------------------- */
 
 static int form_start(struct rdb_r *r)
 {
-    static const uint8_t head[FORM_HEAD];
+    static const uint8_t head[RDB_FORM_HEAD];
 
     r->w->out.len = 0;
-    if (rdb_buf_put(&r->w->alloc, &r->w->out, head, FORM_HEAD) != TERSE_OK) {
+    if (rdb_buf_put(&r->w->alloc, &r->w->out, head, RDB_FORM_HEAD) != TERSE_OK) {
         return rdb_r_fail(r, TERSE_ENOMEM, "out of memory");
     }
     return TERSE_OK;
@@ -59,7 +61,7 @@ static int form_put(struct rdb_r *r, const uint8_t *p, size_t n)
     if (st != TERSE_OK) {
         return rdb_r_fail(r, st, st == TERSE_ENOMEM ? "out of memory" : "value too large");
     }
-    return TERSE_OK;
+    return r->co_kind != 0 ? rdb_coll_feed(r) : TERSE_OK;
 }
 
 static int form_put_elem(struct rdb_r *r, const struct rdb_elem *e)
@@ -79,9 +81,9 @@ static void form_finish(struct rdb_r *r, uint64_t n)
     uint8_t v[10];
     size_t k = codec_varint_put(v, n);
 
-    memmove(o->p + k, o->p + FORM_HEAD, o->len - FORM_HEAD);
+    memmove(o->p + k, o->p + RDB_FORM_HEAD, o->len - RDB_FORM_HEAD);
     memcpy(o->p, v, k);
-    o->len = o->len - FORM_HEAD + k;
+    o->len = o->len - RDB_FORM_HEAD + k;
 }
 
 /* ---- lists and hashes ---------------------------------------------------------------------- */
@@ -205,8 +207,12 @@ static int read_collection(struct rdb_r *r, uint8_t type, struct persist_rdb_val
     case RDB_TYPE_LIST_QUICKLIST:
     case RDB_TYPE_LIST_QUICKLIST_2:
         out->type = STORE_TYPE_LIST;
+        rdb_coll_begin(r, STORE_TYPE_LIST);
         if (form_start(r) != TERSE_OK || read_list(r, type, &n) != TERSE_OK) {
             return r->st;
+        }
+        if (r->co != NULL) {
+            return rdb_coll_end(r);
         }
         form_finish(r, n);
         st = store_list_check(r->w->out.p, r->w->out.len);
@@ -216,8 +222,12 @@ static int read_collection(struct rdb_r *r, uint8_t type, struct persist_rdb_val
     case RDB_TYPE_HASH_ZIPLIST:
     case RDB_TYPE_HASH_LISTPACK:
         out->type = STORE_TYPE_HASH;
+        rdb_coll_begin(r, STORE_TYPE_HASH);
         if (form_start(r) != TERSE_OK || read_hash(r, type, &n) != TERSE_OK) {
             return r->st;
+        }
+        if (r->co != NULL) {
+            return rdb_coll_end(r);
         }
         form_finish(r, n);
         st = store_hash_check(r->w->out.p, r->w->out.len);
@@ -225,8 +235,12 @@ static int read_collection(struct rdb_r *r, uint8_t type, struct persist_rdb_val
     case RDB_TYPE_SET:
     case RDB_TYPE_SET_INTSET:
         out->type = STORE_TYPE_SET;
+        rdb_coll_begin(r, STORE_TYPE_SET);
         if (rdb_read_set(r, type, &n) != TERSE_OK) {
             return r->st;
+        }
+        if (r->co != NULL) {
+            return rdb_coll_end(r);
         }
         st = n == 0 ? TERSE_ECORRUPT : store_hash_check(r->w->out.p, r->w->out.len);
         break;
@@ -257,14 +271,16 @@ static int read_collection(struct rdb_r *r, uint8_t type, struct persist_rdb_val
     return TERSE_OK;
 }
 
-int persist_rdb_value_read(struct persist_rdb_work *w, const uint8_t *obj, size_t len,
-                           struct persist_rdb_value *out, struct persist_error *err)
+int rdb_value_read(struct persist_rdb_work *w, const struct persist_rdb_chunking *ck, int type,
+                   const uint8_t *base, const uint8_t *p, const uint8_t *end,
+                   struct persist_rdb_value *out, struct persist_error *err)
 {
-    struct rdb_r r = {.start = obj, .p = obj, .end = obj + len, .w = w, .st = TERSE_OK};
-    uint8_t type;
+    struct rdb_r r = {.start = base, .p = p, .end = end, .w = w, .st = TERSE_OK, .ck = ck};
+    uint8_t t = (uint8_t)type;
 
     memset(out, 0, sizeof(*out));
-    if (rdb_r_byte(&r, &type) == TERSE_OK) {
+    if (type >= 0 || rdb_r_byte(&r, &t) == TERSE_OK) {
+        type = t;
         if (type == RDB_TYPE_STRING) {
             struct rdb_str s;
             out->type = STORE_TYPE_STRING;
@@ -280,12 +296,16 @@ int persist_rdb_value_read(struct persist_rdb_work *w, const uint8_t *obj, size_
                 out->p = s.p;
                 out->len = s.len;
             }
-        } else if (read_collection(&r, type, out) == TERSE_OK) {
+        } else if (read_collection(&r, type, out) == TERSE_OK && r.co != NULL) {
+            out->coll = r.co;
+            out->env = ck->env;
+        } else if (r.st == TERSE_OK) {
             out->p = w->out.p;
             out->len = w->out.len;
         }
     }
     if (r.st != TERSE_OK) {
+        rdb_coll_abort(&r);
         memset(out, 0, sizeof(*out));
         if (err != NULL) {
             err->offset = r.err_off;
@@ -293,4 +313,10 @@ int persist_rdb_value_read(struct persist_rdb_work *w, const uint8_t *obj, size_
         }
     }
     return r.st;
+}
+
+int persist_rdb_value_read(struct persist_rdb_work *w, const uint8_t *obj, size_t len,
+                           struct persist_rdb_value *out, struct persist_error *err)
+{
+    return rdb_value_read(w, NULL, -1, obj, obj, obj + len, out, err);
 }

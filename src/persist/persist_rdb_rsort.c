@@ -6,7 +6,8 @@
  * store_zset_sort (heapsort, no allocation): a set whose members are all integers in
  * ascending order (as an intset answers, and as terse keeps such a set: cmd_set_store.c),
  * other sets in the payload's order; a sorted set by score then member. The form is written
- * into w->out by the store's own writers.
+ * into w->out by the store's own writers. A big set of an RDB file's load goes into its chunked
+ * container instead once its members pass a batch (persist_rdb_rcoll.c).
  */
 #include "persist/persist_rdb_internal.h"
 
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/coll.h"
 #include "store/form/store_set.h"
 #include "store/form/store_zset.h"
 #include "terse/status.h"
@@ -56,12 +58,36 @@ static int cmp_zel(const void *a, const void *b)
     return store_zset_cmp(a, b);
 }
 
-/* One member: kept with its integer value when it is one. */
+/* The members gathered so far into a new container (persist_rdb_rcoll.c): the set's bytes
+ * passed the batch. */
+static int set_to_coll(struct rdb_r *r)
+{
+    const struct store_set_num *a = (const struct store_set_num *)(const void *)r->w->arr.p;
+    size_t n = r->w->arr.len / sizeof(*a);
+
+    if (rdb_coll_start(r) != TERSE_OK) {
+        return r->st;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (rdb_coll_put(r, r->w->elems.p + (uintptr_t)a[i].kv.f, a[i].kv.flen, NULL, 0) !=
+            TERSE_OK) {
+            return r->st;
+        }
+    }
+    r->w->elems.len = 0;
+    r->w->arr.len = 0;
+    return TERSE_OK;
+}
+
+/* One member: kept with its integer value when it is one, or put in the container. */
 static int set_member(struct rdb_r *r, const uint8_t *p, size_t n, bool *all_int)
 {
     struct store_set_num m = {.kv = {.flen = n}};
     size_t off;
 
+    if (r->co != NULL) {
+        return rdb_coll_put(r, p, n, NULL, 0);
+    }
     if (*all_int && !rdb_parse_ll(p, n, &m.v)) {
         *all_int = false;
     }
@@ -69,7 +95,10 @@ static int set_member(struct rdb_r *r, const uint8_t *p, size_t n, bool *all_int
         return r->st;
     }
     m.kv.f = (const uint8_t *)(uintptr_t)off; /* an offset until elems stops growing */
-    return add_rec(r, &m, sizeof(m));
+    if (add_rec(r, &m, sizeof(m)) != TERSE_OK) {
+        return r->st;
+    }
+    return r->co_kind != 0 && r->w->elems.len >= r->co_batch ? set_to_coll(r) : TERSE_OK;
 }
 
 int rdb_read_set(struct rdb_r *r, int type, uint64_t *count)
@@ -113,6 +142,10 @@ int rdb_read_set(struct rdb_r *r, int type, uint64_t *count)
         if (rc < 0) {
             return rdb_r_fail(r, TERSE_ECORRUPT, "an intset is corrupt");
         }
+    }
+    if (r->co != NULL) {
+        *count = coll_count(r->co);
+        return TERSE_OK;
     }
     a = (struct store_set_num *)(void *)r->w->arr.p;
     n = r->w->arr.len / sizeof(*a);

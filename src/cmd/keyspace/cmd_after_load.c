@@ -289,3 +289,14 @@ void cmd_value_after_restore(struct cmd_server *srv, int db, const uint8_t *key,
     }
     srv->alloc.free(srv->alloc.opaque, a.keys);
 }
+
+struct coll_env *cmd_value_load_shapes(struct cmd_server *srv, struct coll_list_shape *list,
+                                       struct coll_hash_shape *elems)
+{
+    struct coll_env *env = store_coll_env(srv->shard);
+
+    cmd_list_shape(srv, list);
+    cmd_elems_coll_shape(srv, elems);
+    coll_env_set_codec(env, srv->codec);
+    return env;
+}

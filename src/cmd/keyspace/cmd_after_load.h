@@ -5,6 +5,8 @@
 #define TERSE_CMD_AFTER_LOAD_H
 
 #include "cmd/core/cmd.h"
+#include "coll/coll_hash.h"
+#include "coll/coll_list.h"
 
 /* After a snapshot, an RDB or an AOF is loaded into srv->shard: marks each hash, set and zset
  * with the encoding Redis would give it as it loads it, by its contents under the current
@@ -15,5 +17,12 @@ void cmd_value_after_load(struct cmd_server *srv);
 /* The same decision for one key RESTORE has just written (its encoding mark, and chunks for a
  * container past a chunk): left as it is on any failure. */
 void cmd_value_after_restore(struct cmd_server *srv, int db, const uint8_t *key, size_t klen);
+/* The chunk shapes a load builds big containers with (list, and hash or set: both written,
+ * borrowed), the ones this pass chunks with, so a container an RDB load builds while it reads
+ * (persist_rdb_rcoll.c) is the one this pass would have cut; and the shard's env gets the
+ * server's codec context, as before this pass chunks. Returns that env (borrowed: the shard's).
+ * Call before the load, on the thread that owns the shard. */
+struct coll_env *cmd_value_load_shapes(struct cmd_server *srv, struct coll_list_shape *list,
+                                       struct coll_hash_shape *elems);
 
 #endif /* TERSE_CMD_AFTER_LOAD_H */

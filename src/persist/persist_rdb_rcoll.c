@@ -1,0 +1,169 @@
+/*
+ * persist_rdb_rcoll: a big list, hash or set of an RDB file built into its chunked container
+ * (coll/) while it is read, so a load needs a batch of its form beside the container instead of
+ * the whole form, its copies and the after-load pass's conversion.
+ *
+ * The reader starts every list, hash or set as a form in w->out (persist_rdb_read.c, a set's
+ * members in w->elems: persist_rdb_rsort.c). Once that form passes a batch (RDB_COLL_BATCH or
+ * ck->batch, and two chunks at least), the value is one the after-load pass would chunk anyway
+ * (a list past a chunk; a hash or set past terse-chunk-bytes, which that pass keeps chunked when
+ * Redis would hold a table and makes one value again when Redis would not: unchunk_one), so
+ * the container is made and the form so far goes into it:
+ *
+ *   list  runs of element records appended as chunks (coll_list_append_run), cut exactly where
+ *         coll_list_from_form cuts the whole form; what is left of a run waits for the next
+ *   hash  each pair put as HSET puts it (coll_hash_put, NX: a field twice is TERSE_ECORRUPT)
+ *   set   each member put likewise (SADD)
+ *
+ * Sorted sets (their order and member map) and streams stay forms: the after-load pass chunks
+ * them. The form bytes moved are counted, so a value past CODEC_VALUE_MAX is still
+ * TERSE_ETOOBIG, as its form would be. On any failure the caller frees the container
+ * (rdb_coll_abort): a value read is whole or nothing.
+ */
+#include "persist/persist_rdb_internal.h"
+
+#include <string.h>
+
+#include "codec/codec_varint.h"
+#include "coll/coll.h"
+#include "store/form/store_varint.h"
+#include "terse/status.h"
+
+/* Form bytes gathered before a container is made, and moved into a list's at a time: a few
+ * chunks, so a small value never pays for a container and a big one copies little. */
+#define RDB_COLL_BATCH ((size_t)64 * 1024)
+
+void rdb_coll_begin(struct rdb_r *r, enum store_type t)
+{
+    uint32_t chunk;
+    size_t batch;
+
+    r->co_kind = 0;
+    r->co_form = 0;
+    r->co_pend = 0;
+    if (r->ck == NULL || r->ck->env == NULL ||
+        (t != STORE_TYPE_LIST && t != STORE_TYPE_HASH && t != STORE_TYPE_SET)) {
+        return;
+    }
+    chunk = t == STORE_TYPE_LIST ? r->ck->list.chunk_bytes : r->ck->elems.chunk_bytes;
+    r->co_kind = (int)t;
+    batch = r->ck->batch != 0 ? r->ck->batch : RDB_COLL_BATCH;
+    /* past two chunks: the after-load pass would chunk the value (or unchunk_one decides) */
+    r->co_batch = batch > (size_t)chunk * 2 ? batch : (size_t)chunk * 2;
+}
+
+int rdb_coll_start(struct rdb_r *r)
+{
+    int st = r->co_kind == STORE_TYPE_LIST
+                 ? coll_list_create(r->ck->env, &r->ck->list, &r->co)
+                 : coll_hash_create(r->ck->env, r->co_kind == STORE_TYPE_SET ? COLL_SET : COLL_HASH,
+                                    &r->ck->elems, &r->co);
+    return st == TERSE_OK ? TERSE_OK : rdb_r_fail(r, st, "out of memory");
+}
+
+static int fail_put(struct rdb_r *r, int st)
+{
+    return rdb_r_fail(r, st,
+                      st == TERSE_ECORRUPT  ? "duplicate elements or an empty collection"
+                      : st == TERSE_ETOOBIG ? "value too large"
+                                            : "out of memory");
+}
+
+/* The form bytes moved so far, against the limit the whole form has. */
+static int count_form(struct rdb_r *r, size_t n)
+{
+    r->co_form += n;
+    return r->co_form > CODEC_VALUE_MAX ? fail_put(r, TERSE_ETOOBIG) : TERSE_OK;
+}
+
+int rdb_coll_put(struct rdb_r *r, const uint8_t *f, size_t flen, const uint8_t *v, size_t vlen)
+{
+    enum coll_hash_result res = COLL_HASH_UNTOUCHED;
+    int st = coll_hash_put(r->ck->env, r->co, f, flen, v, vlen, COLL_HASH_NX, &res);
+
+    if (st == TERSE_OK && res != COLL_HASH_ADDED) {
+        st = TERSE_ECORRUPT; /* the field was there: a duplicate, as store_hash_check says */
+    }
+    if (st != TERSE_OK) {
+        return fail_put(r, st);
+    }
+    return count_form(r, codec_varint_len(flen) + flen + codec_varint_len(vlen) + vlen);
+}
+
+/* The pairs waiting in w->out (a field without its value yet stays) into the hash. */
+static int put_pairs(struct rdb_r *r)
+{
+    struct persist_rdb_buf *o = &r->w->out;
+    const uint8_t *p = o->p + RDB_FORM_HEAD, *end = o->p + o->len;
+
+    for (; r->co_pend >= 2; r->co_pend -= 2) {
+        uint64_t fl = 0, vl = 0;
+        const uint8_t *f, *v;
+        /* w->out holds records form_put wrote: they parse */
+        (void)store_varint_read(&p, end, &fl);
+        f = p;
+        p += fl;
+        (void)store_varint_read(&p, end, &vl);
+        v = p;
+        p += vl;
+        if (rdb_coll_put(r, f, (size_t)fl, v, (size_t)vl) != TERSE_OK) {
+            return r->st;
+        }
+    }
+    memmove(o->p + RDB_FORM_HEAD, p, (size_t)(end - p));
+    o->len = RDB_FORM_HEAD + (size_t)(end - p);
+    return TERSE_OK;
+}
+
+/* The list's element records in w->out appended as chunks; final: all of them. */
+static int put_run(struct rdb_r *r, bool final)
+{
+    struct persist_rdb_buf *o = &r->w->out;
+    size_t n = o->len - RDB_FORM_HEAD, used = 0;
+    int st = coll_list_append_run(r->ck->env, r->co, o->p + RDB_FORM_HEAD, n, final, &used);
+
+    if (st != TERSE_OK) {
+        return fail_put(r, st);
+    }
+    memmove(o->p + RDB_FORM_HEAD, o->p + RDB_FORM_HEAD + used, n - used);
+    o->len -= used;
+    r->co_pend = 0;
+    return count_form(r, used);
+}
+
+int rdb_coll_feed(struct rdb_r *r)
+{
+    r->co_pend++;
+    /* a hash's pairs go in as they complete; a list's elements a batch at a time */
+    if (r->w->out.len - RDB_FORM_HEAD < r->co_batch &&
+        (r->co == NULL || r->co_kind != STORE_TYPE_HASH)) {
+        return TERSE_OK;
+    }
+    if (r->co == NULL && rdb_coll_start(r) != TERSE_OK) {
+        return r->st;
+    }
+    return r->co_kind == STORE_TYPE_LIST ? put_run(r, false) : put_pairs(r);
+}
+
+int rdb_coll_end(struct rdb_r *r)
+{
+    if (r->co_kind == STORE_TYPE_LIST) {
+        if (put_run(r, true) != TERSE_OK) {
+            return r->st;
+        }
+    } else if (r->co_kind == STORE_TYPE_HASH && put_pairs(r) != TERSE_OK) {
+        return r->st;
+    }
+    if (r->co_pend != 0) {
+        return rdb_r_fail(r, TERSE_ECORRUPT, "a field without its value");
+    }
+    return count_form(r, codec_varint_len(coll_count(r->co)));
+}
+
+void rdb_coll_abort(struct rdb_r *r)
+{
+    if (r->co != NULL) {
+        coll_destroy(r->ck->env, r->co);
+        r->co = NULL;
+    }
+}
