@@ -14,15 +14,52 @@
  *     gives the same value: the same type and bytes (a stream: the same type; its node slots
  *     may shrink, deleted entries are not written). The exact payload size is enough and one
  *     byte less is TERSE_ETOOBIG.
+ *   - RESTORE's reader that builds a big list, hash or set in chunks
+ *     (persist_rdb_value_read_chunked, with chunks and a batch small enough for a fuzzer's
+ *     inputs) answers the same status as the form reader, and a container it gives verifies
+ *     and holds the form's element count.
  * The reader's working memory is kept from one input to the next, as the server keeps it.
  */
 #include "persist/persist_rdb.h"
 
+#include "codec/codec_value.h"
+#include "coll/coll.h"
+#include "coll/coll_hash.h"
+#include "coll/coll_list.h"
+#include "store/form/store_varint.h"
 #include "terse/status.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+static struct persist_rdb_chunking fuzz_ck;
+
+/* The chunked read of the same bytes: the same status as the form read (st, its value v), and
+ * a container that verifies and holds v's element count. */
+static void check_chunked(struct persist_rdb_work *w, const uint8_t *p, size_t n, int st,
+                          const struct persist_rdb_value *v)
+{
+    struct persist_rdb_value c;
+    const uint8_t *at = v->p;
+    uint64_t count = 0;
+
+    if (st == TERSE_OK && v->type != STORE_TYPE_STRING) {
+        (void)store_varint_read(&at, v->p + v->len, &count); /* every form starts with it */
+    }
+    if (persist_rdb_value_read_chunked(w, &fuzz_ck, p, n, &c, NULL) != st) {
+        abort();
+    }
+    if (c.coll == NULL) {
+        return;
+    }
+    if (c.env != fuzz_ck.env || coll_count(c.coll) != count ||
+        (c.type == STORE_TYPE_LIST ? coll_list_verify(c.env, c.coll)
+                                   : coll_hash_verify(c.env, c.coll)) != TERSE_OK) {
+        abort();
+    }
+    coll_destroy(c.env, c.coll);
+}
 
 static void check_one(struct persist_rdb_work *w, struct persist_rdb_work *w2, const uint8_t *p,
                       size_t n)
@@ -32,6 +69,10 @@ static void check_one(struct persist_rdb_work *w, struct persist_rdb_work *w2, c
     uint8_t *buf;
     int st = persist_rdb_value_read(w, p, n, &v, NULL);
 
+    if (fuzz_ck.env != NULL) {
+        /* before w is read again: v's form lives in w */
+        check_chunked(w2, p, n, st, &v);
+    }
     if (st != TERSE_OK) {
         if (st != TERSE_ECORRUPT && st != TERSE_ETOOBIG && st != TERSE_ENOMEM) {
             abort();
@@ -64,9 +105,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct persist_rdb_work w, w2;
     static int ready;
 
+    static struct codec_ctx *codec;
+
     if (!ready) {
         persist_rdb_work_init(&w, NULL);
         persist_rdb_work_init(&w2, NULL);
+        if (coll_env_create(&fuzz_ck.env) == TERSE_OK &&
+            codec_ctx_create(&codec, NULL) == TERSE_OK) {
+            coll_env_set_codec(fuzz_ck.env, codec);
+            fuzz_ck.list = (struct coll_list_shape){64, 4, 0};
+            fuzz_ck.elems = (struct coll_hash_shape){64};
+            fuzz_ck.batch = 32;
+        } else {
+            coll_env_destroy(&fuzz_ck.env); /* the chunked check is left out */
+        }
         ready = 1;
     }
     if (persist_rdb_payload_check(data, size) == TERSE_OK) {

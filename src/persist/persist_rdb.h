@@ -52,9 +52,9 @@ struct persist_rdb_value {
     const uint8_t *p;    /* STRING: its bytes; other types: the byte form. Borrowed. */
     size_t len;
     /* DUMP of a container held in chunks (p unused): the container and its environment
-     * (borrowed), written a chunk at a time. An RDB file's load (persist_rdb_load_mem) reads
-     * a big list, hash or set into one (persist_rdb_rcoll.c) and hands it on (taken by the
-     * store). NULL otherwise. */
+     * (borrowed), written a chunk at a time. An RDB file's load (persist_rdb_load_mem) and
+     * RESTORE (persist_rdb_value_read_chunked) read a big list, hash or set into one
+     * (persist_rdb_rcoll.c) and hand it on (taken by the caller). NULL otherwise. */
     struct coll *coll;
     struct coll_env *env;
 };
@@ -94,8 +94,9 @@ struct persist_rdb_work {
     struct persist_rdb_buf str;  /* one string element, decompressed */
     struct persist_rdb_buf elems; /* element bytes kept until the form is written */
     struct persist_rdb_buf arr;  /* arrays over them */
-    /* Read by persist_rdb_load_mem only (persist_rdb_value_read, RESTORE's, builds forms):
-     * its owner fills it before a load; zeroed by persist_rdb_work_init. */
+    /* Read by persist_rdb_load_mem only (persist_rdb_value_read builds forms; RESTORE passes
+     * its own to persist_rdb_value_read_chunked): its owner fills it before a load; zeroed by
+     * persist_rdb_work_init. */
     struct persist_rdb_chunking load_ck;
 };
 
@@ -141,6 +142,16 @@ int persist_rdb_payload_check(const uint8_t *payload, size_t len);
  */
 int persist_rdb_value_read(struct persist_rdb_work *w, const uint8_t *obj, size_t len,
                            struct persist_rdb_value *out, struct persist_error *err);
+/* persist_rdb_value_read for RESTORE: a big list, hash or set (its form past ck's batch) is
+ * built in ck->env as it is read (persist_rdb_rcoll.c), as an RDB file's load builds it, and
+ * comes back as out->coll with out->env = ck->env: taken by the caller, who stores it
+ * (store_set_coll) or destroys it (coll_destroy). ck (borrowed) NULL, or its env NULL: forms
+ * only, as persist_rdb_value_read. Statuses as persist_rdb_value_read; on failure nothing is
+ * kept. */
+int persist_rdb_value_read_chunked(struct persist_rdb_work *w,
+                                   const struct persist_rdb_chunking *ck, const uint8_t *obj,
+                                   size_t len, struct persist_rdb_value *out,
+                                   struct persist_error *err);
 
 /* Optional replication fields of an RDB file's header (Redis's repl-stream-db, repl-id,
  * repl-offset aux fields); NULL leaves them out. */

@@ -20,9 +20,9 @@
  * member or an empty collection is TERSE_ECORRUPT), so nothing RESTORE stores can fail a later
  * read.
  *
- * An RDB file's load (persist_rdb_load.c) reads a big list, hash or set into its chunked
- * container instead, a batch of the form at a time (persist_rdb_rcoll.c): form_put hands each
- * element on, and the value comes back as out->coll.
+ * An RDB file's load (persist_rdb_load.c) and RESTORE (persist_rdb_value_read_chunked) read a
+ * big list, hash or set into its chunked container instead, a batch of the form at a time
+ * (persist_rdb_rcoll.c): form_put hands each element on, and the value comes back as out->coll.
  */
 #include "persist/persist_rdb_internal.h"
 
@@ -319,4 +319,12 @@ int persist_rdb_value_read(struct persist_rdb_work *w, const uint8_t *obj, size_
                            struct persist_rdb_value *out, struct persist_error *err)
 {
     return rdb_value_read(w, NULL, -1, obj, obj, obj + len, out, err);
+}
+
+int persist_rdb_value_read_chunked(struct persist_rdb_work *w,
+                                   const struct persist_rdb_chunking *ck, const uint8_t *obj,
+                                   size_t len, struct persist_rdb_value *out,
+                                   struct persist_error *err)
+{
+    return rdb_value_read(w, ck, -1, obj, obj, obj + len, out, err);
 }

@@ -12,7 +12,9 @@
  * are the cmd_server's, reused across commands, so a warm DUMP allocates nothing (a stream's
  * model arrays excepted, as every stream command's). RESTORE reads the payload in place (an
  * argument) into memory the server's hook owns, then copies a non-string form into scratch2
- * for cmd_value_store_form, which encodes it into scratch and stores it.
+ * for cmd_value_store_form, which encodes it into scratch and stores it; a big list, hash or
+ * set the hook builds straight into its chunked container as it reads (v.coll: the key takes
+ * it), so its whole form is never made.
  */
 #include "cmd/keyspace/cmd_dump.h"
 
@@ -165,8 +167,9 @@ static int restore_opts_or_reply(struct cmd_call *c, struct restore_opts *o)
     return 0;
 }
 
-/* Stores the value read, with no expiry yet. The encoding mark of a hash, set or zset is the
- * one Redis gives a loaded value: decided by its contents under the current settings. */
+/* Stores the value read, with no expiry yet (a container built in chunks, v->coll, is taken:
+ * stored or freed). The encoding mark of a hash, set or zset is the one Redis gives a loaded
+ * value: decided by its contents under the current settings. */
 static int restore_store(struct cmd_call *c, const struct resp_slice *key,
                          const struct cmd_dump_value *v)
 {
@@ -175,6 +178,15 @@ static int restore_store(struct cmd_call *c, const struct resp_slice *key,
     int table = 0;
     int st;
 
+    if (v->coll != NULL) {
+        /* built in chunks as read: the key takes it (cmd_value_after_restore decides it) */
+        st = store_set_coll(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
+                            v->coll, STORE_NO_EXPIRE, c->now_ms);
+        if (st != TERSE_OK) {
+            coll_destroy(v->env, v->coll);
+        }
+        return st;
+    }
     if (v->type == STORE_TYPE_STRING) {
         if (v->is_int) {
             return store_set_int(cmd_shard(c, key->p, key->len), c->cl->db, key->p, key->len,
@@ -265,6 +277,7 @@ static void dump_restore(struct cmd_call *c)
     }
     if (ttl != 0 && ttl <= c->now_ms) {
         /* already expired: nothing is created; what REPLACE deleted is reported */
+        coll_destroy(v.env, v.coll);
         if (deleted) {
             cmd_changed(c, CMD_NOTIFY_GENERIC, "del", key);
             cmd_feed_rewrite_del(c, key);

@@ -6,10 +6,13 @@
  * chunk at a time, and allocates only a stream's model, through the server's counting
  * allocator. RESTORE reads into s->rdb, the
  * reader's working memory, owned here: grown with the server's allocator, kept between calls
- * (cron frees buffers above CRON_SCRATCH_KEEP), freed at shutdown.
+ * (cron frees buffers above CRON_SCRATCH_KEEP), freed at shutdown; a big list, hash or set
+ * it builds straight into its chunked container in the shard's env, handed to the caller.
  */
-#include "persist/persist_rdb.h"
 #include "server/snapshot/srv_rdb.h"
+
+#include "cmd/keyspace/cmd_after_load.h"
+#include "persist/persist_rdb.h"
 #include "terse/status.h"
 
 static int hook_dump(void *arg, const struct cmd_dump_value *v, uint8_t *dst, size_t cap,
@@ -25,6 +28,7 @@ static int hook_dump(void *arg, const struct cmd_dump_value *v, uint8_t *dst, si
 static int hook_restore(void *arg, const uint8_t *payload, size_t len, struct cmd_dump_value *out)
 {
     struct srv *s = arg;
+    struct persist_rdb_chunking ck;
     struct persist_rdb_value pv;
     int st;
 
@@ -33,7 +37,10 @@ static int hook_restore(void *arg, const uint8_t *payload, size_t len, struct cm
     }
     /* The whole payload, footer included, as Redis's RESTORE reads it: an object cut short
      * runs into the footer's bytes there too, and both servers answer alike. */
-    st = persist_rdb_value_read(&s->rdb, payload, len, &pv, NULL);
+    /* A big list, hash or set comes back built in chunks (out->coll, the caller's). */
+    ck.env = cmd_value_load_shapes(&s->cmd, &ck.list, &ck.elems);
+    ck.batch = 0;
+    st = persist_rdb_value_read_chunked(&s->rdb, &ck, payload, len, &pv, NULL);
     if (st != TERSE_OK) {
         return st;
     }
@@ -42,6 +49,8 @@ static int hook_restore(void *arg, const uint8_t *payload, size_t len, struct cm
     out->ival = pv.ival;
     out->p = pv.p;
     out->len = pv.len;
+    out->coll = pv.coll;
+    out->env = pv.env;
     return TERSE_OK;
 }
 

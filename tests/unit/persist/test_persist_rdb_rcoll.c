@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "codec/codec_value.h"
+#include "coll/coll.h"
 #include "coll/coll_hash.h"
 #include "coll/coll_list.h"
 #include "core/core_mem.h"
@@ -90,14 +91,19 @@ static void put_str(struct file *f, const char *s)
     put(f, s, strlen(s));
 }
 
-/* A list (RDB_TYPE_LIST 1), hash (4) or set (2) of n elements named like "pfx:i"; dup_at < n
- * repeats the element before it there. */
+/* A list (RDB_TYPE_LIST 1), hash (4) or set (2) of n elements named after key; dup_at < n
+ * repeats the element before it there. The type byte, then key when not NULL (a file's pair),
+ * then the value (a DUMP payload's object when key is NULL). */
 static void put_key(struct file *f, uint8_t type, const char *key, int n, int dup_at)
 {
     char el[64];
 
     put_byte(f, type);
-    put_str(f, key);
+    if (key != NULL) {
+        put_str(f, key);
+    } else {
+        key = "payload";
+    }
     put_len(f, (uint32_t)n);
     for (int i = 0; i < n; i++) {
         int k = i == dup_at ? i - 1 : i;
@@ -294,6 +300,61 @@ static void test_no_env_loads_forms(void **state)
     free(f.p);
 }
 
+/* RESTORE's reader (persist_rdb_value_read_chunked): a big value comes back as its container,
+ * built within a batch of what it holds; a duplicate past the batch is TERSE_ECORRUPT with
+ * nothing kept; without an env it is a form, as persist_rdb_value_read gives. */
+static void test_restore_builds_chunks(void **state)
+{
+    struct fx *x = *state;
+    struct coll_env *env = store_coll_env(x->s);
+    static const uint8_t types[] = {1, 4, 2};
+    struct core_mem_stats after;
+    struct persist_rdb_value v;
+    struct persist_error err;
+    struct file f;
+
+    for (size_t i = 0; i < sizeof(types); i++) {
+        uint64_t used;
+
+        memset(&f, 0, sizeof(f));
+        put_key(&f, types[i], NULL, N_EL, N_EL);
+        put(&f, "\x0a\x00zzzzzzzz", 10); /* the footer: read past, not checked here */
+        core_mem_peak_reset();
+        used = core_mem_used();
+        assert_int_equal(persist_rdb_value_read_chunked(&x->w, &x->w.load_ck, f.p, f.len, &v,
+                                                        &err),
+                         TERSE_OK);
+        core_mem_stats_get(&after);
+        assert_non_null(v.coll);
+        assert_ptr_equal(v.env, env);
+        assert_int_equal(coll_count(v.coll), N_EL);
+        assert_true(after.peak_bytes < after.used_bytes + (256u << 10));
+        assert_true(after.used_bytes > used + (1u << 20));
+        coll_destroy(env, v.coll);
+        free(f.p);
+
+        memset(&f, 0, sizeof(f));
+        put_key(&f, types[i], NULL, N_EL, types[i] == 1 ? N_EL : N_EL - 3);
+        put(&f, "\x0a\x00zzzzzzzz", 10);
+        if (types[i] != 1) {
+            coll_env_trim(env, 0);
+            persist_rdb_work_trim(&x->w, 0);
+            used = core_mem_used();
+            assert_int_equal(persist_rdb_value_read_chunked(&x->w, &x->w.load_ck, f.p, f.len,
+                                                            &v, &err),
+                             TERSE_ECORRUPT);
+            assert_null(v.coll);
+            coll_env_trim(env, 0);
+            persist_rdb_work_trim(&x->w, 0);
+            assert_int_equal(core_mem_used(), used);
+        }
+        assert_int_equal(persist_rdb_value_read(&x->w, f.p, f.len, &v, &err),
+                         types[i] == 1 ? TERSE_OK : TERSE_ECORRUPT);
+        assert_null(v.coll);
+        free(f.p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -301,6 +362,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_duplicates_fail_whole, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_env_loads_forms, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_restore_builds_chunks, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
