@@ -14,7 +14,7 @@
  *     gives the same value: the same type and bytes (a stream: the same type; its node slots
  *     may shrink, deleted entries are not written). The exact payload size is enough and one
  *     byte less is TERSE_ETOOBIG.
- *   - RESTORE's reader that builds a big list, hash or set in chunks
+ *   - RESTORE's reader that builds a big list, hash, set or sorted set in chunks
  *     (persist_rdb_value_read_chunked, with chunks and a batch small enough for a fuzzer's
  *     inputs) answers the same status as the form reader, and a container it gives verifies
  *     and holds the form's element count.
@@ -26,6 +26,7 @@
 #include "coll/coll.h"
 #include "coll/coll_hash.h"
 #include "coll/coll_list.h"
+#include "coll/coll_zset.h"
 #include "store/form/store_varint.h"
 #include "terse/status.h"
 
@@ -54,8 +55,9 @@ static void check_chunked(struct persist_rdb_work *w, const uint8_t *p, size_t n
         return;
     }
     if (c.env != fuzz_ck.env || coll_count(c.coll) != count ||
-        (c.type == STORE_TYPE_LIST ? coll_list_verify(c.env, c.coll)
-                                   : coll_hash_verify(c.env, c.coll)) != TERSE_OK) {
+        (c.type == STORE_TYPE_LIST   ? coll_list_verify(c.env, c.coll)
+         : c.type == STORE_TYPE_ZSET ? coll_zset_verify(c.env, c.coll)
+                                     : coll_hash_verify(c.env, c.coll)) != TERSE_OK) {
         abort();
     }
     coll_destroy(c.env, c.coll);

@@ -187,9 +187,9 @@ struct rdb_r {
     int st;
     size_t err_off;
     const char *why;
-    /* A big list, hash or set built in chunks while read (persist_rdb_rcoll.c): */
+    /* A big list, hash, set or sorted set built in chunks while read (persist_rdb_rcoll.c): */
     const struct persist_rdb_chunking *ck; /* NULL: forms only (RESTORE) */
-    int co_kind;      /* the type being built, 0: none (strings, zsets, streams, no ck) */
+    int co_kind;      /* the type being built, 0: none (strings, streams, no ck) */
     struct coll *co;  /* the container, NULL while the value is still a form in w->out */
     size_t co_batch;  /* form bytes in w->out that start the container, or go to it */
     size_t co_form;   /* form bytes of the elements in co (CODEC_VALUE_MAX still applies) */
@@ -244,16 +244,16 @@ bool rdb_elem_int(const struct rdb_elem *e, long long *v);
 /* persist_rdb_value_read of the object at p (up to end, borrowed), its type byte read there
  * when type < 0, else given (an RDB file's key sits between the two: no copy of the value is
  * made to join them); err->offset counts from base. ck (NULL: forms only): an RDB file's load
- * passes its w->load_ck, and a big list, hash or set comes back as out->coll, built in ck->env
- * (taken by the caller: it stores or destroys it). */
+ * passes its w->load_ck, and a big list, hash, set or sorted set comes back as out->coll,
+ * built in ck->env (taken by the caller: it stores or destroys it). */
 int rdb_value_read(struct persist_rdb_work *w, const struct persist_rdb_chunking *ck, int type,
                    const uint8_t *base, const uint8_t *p, const uint8_t *end,
                    struct persist_rdb_value *out, struct persist_error *err);
 
 /* ---- big containers built while read (persist_rdb_rcoll.c) ---------------------------- */
 
-/* Arms r to build a list, hash or set of type t in chunks once its form passes a batch
- * (r->ck set, t one of those), else leaves it off. */
+/* Arms r to build a list, hash, set or sorted set of type t in chunks once its form passes a
+ * batch (r->ck set, t one of those), else leaves it off. */
 void rdb_coll_begin(struct rdb_r *r, enum store_type t);
 /* A list or hash element was appended to w->out: moves the batch into the container (made
  * when the form first passes the batch). TERSE_OK or r's failure. */
@@ -261,6 +261,9 @@ int rdb_coll_feed(struct rdb_r *r);
 /* One element (a set's member: v NULL, vlen 0) into r->co, refused when already there.
  * TERSE_OK or r's failure (TERSE_ECORRUPT: a duplicate; TERSE_ENOMEM, TERSE_ETOOBIG). */
 int rdb_coll_put(struct rdb_r *r, const uint8_t *f, size_t flen, const uint8_t *v, size_t vlen);
+/* One member of a sorted set (score not NaN) into r->co, refused when already there. TERSE_OK
+ * or r's failure (TERSE_ECORRUPT: a duplicate; TERSE_ENOMEM, TERSE_ETOOBIG). */
+int rdb_coll_zadd(struct rdb_r *r, const uint8_t *m, size_t mlen, double score);
 /* Makes r->co, empty, for the armed type. TERSE_OK or r's failure. */
 int rdb_coll_start(struct rdb_r *r);
 /* The value's end with r->co made: the last elements into it, the size checked. TERSE_OK or

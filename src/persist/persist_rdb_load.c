@@ -5,8 +5,8 @@
  * a skip that reads only lengths (skip_object: the same grammar as Redis's rdbLoadObject, no
  * decompression), then the object's bytes are decoded by persist_rdb_value_read, which checks
  * every byte of them. The walk's reader (struct rdb_r, persist_rdb_internal.h) is sticky: the
- * first failure keeps its offset and reason. With w->load_ck's env set, a big list, hash or
- * set is read straight into its chunked container (persist_rdb_rcoll.c), stored as the key's
+ * first failure keeps its offset and reason. With w->load_ck's env set, a big list, hash, set or
+ * sorted set is read straight into its chunked container (persist_rdb_rcoll.c), stored as the key's
  * (or, verifying, freed), so neither pass holds such a value's whole form.
  */
 #include "persist/persist_rdb_load.h"

@@ -1,24 +1,25 @@
 /*
- * persist_rdb_rcoll: a big list, hash or set of an RDB file built into its chunked container
- * (coll/) while it is read, so a load needs a batch of its form beside the container instead of
- * the whole form, its copies and the after-load pass's conversion.
+ * persist_rdb_rcoll: a big list, hash, set or sorted set of an RDB file or a RESTORE payload
+ * built into its chunked container (coll/) while it is read, so a load needs a batch of its
+ * form beside the container instead of the whole form, its copies and the after-load pass's
+ * conversion.
  *
- * The reader starts every list, hash or set as a form in w->out (persist_rdb_read.c, a set's
- * members in w->elems: persist_rdb_rsort.c). Once that form passes a batch (RDB_COLL_BATCH or
- * ck->batch, and two chunks at least), the value is one the after-load pass would chunk anyway
- * (a list past a chunk; a hash or set past terse-chunk-bytes, which that pass keeps chunked when
- * Redis would hold a table and makes one value again when Redis would not: unchunk_one), so
- * the container is made and the form so far goes into it:
+ * The reader starts every such value as a form in w->out (persist_rdb_read.c; a set's or sorted
+ * set's members in w->elems: persist_rdb_rsort.c). Once that form passes a batch
+ * (RDB_COLL_BATCH or ck->batch, and two chunks at least), the value is one the after-load pass
+ * would chunk anyway (a list past a chunk; a hash, set or sorted set past terse-chunk-bytes,
+ * which that pass keeps chunked when Redis would hold a table and makes one value again when it
+ * would not: unchunk_one), so the container is made and the form so far goes into it:
  *
  *   list  runs of element records appended as chunks (coll_list_append_run), cut exactly where
  *         coll_list_from_form cuts the whole form; what is left of a run waits for the next
  *   hash  each pair put as HSET puts it (coll_hash_put, NX: a field twice is TERSE_ECORRUPT)
  *   set   each member put likewise (SADD)
+ *   zset  each member added as ZADD NX adds it (coll_zset_add: its order and member map)
  *
- * Sorted sets (their order and member map) and streams stay forms: the after-load pass chunks
- * them. The form bytes moved are counted, so a value past CODEC_VALUE_MAX is still
- * TERSE_ETOOBIG, as its form would be. On any failure the caller frees the container
- * (rdb_coll_abort): a value read is whole or nothing.
+ * Streams stay forms: the after-load pass chunks them. The form bytes moved are counted, so a
+ * value past CODEC_VALUE_MAX is still TERSE_ETOOBIG, as its form would be. On any failure the
+ * caller frees the container (rdb_coll_abort): a value read is whole or nothing.
  */
 #include "persist/persist_rdb_internal.h"
 
@@ -26,6 +27,7 @@
 
 #include "codec/codec_varint.h"
 #include "coll/coll.h"
+#include "coll/coll_zset.h"
 #include "store/form/store_varint.h"
 #include "terse/status.h"
 
@@ -42,7 +44,8 @@ void rdb_coll_begin(struct rdb_r *r, enum store_type t)
     r->co_form = 0;
     r->co_pend = 0;
     if (r->ck == NULL || r->ck->env == NULL ||
-        (t != STORE_TYPE_LIST && t != STORE_TYPE_HASH && t != STORE_TYPE_SET)) {
+        (t != STORE_TYPE_LIST && t != STORE_TYPE_HASH && t != STORE_TYPE_SET &&
+         t != STORE_TYPE_ZSET)) {
         return;
     }
     chunk = t == STORE_TYPE_LIST ? r->ck->list.chunk_bytes : r->ck->elems.chunk_bytes;
@@ -54,9 +57,12 @@ void rdb_coll_begin(struct rdb_r *r, enum store_type t)
 
 int rdb_coll_start(struct rdb_r *r)
 {
-    int st = r->co_kind == STORE_TYPE_LIST
-                 ? coll_list_create(r->ck->env, &r->ck->list, &r->co)
-                 : coll_hash_create(r->ck->env, r->co_kind == STORE_TYPE_SET ? COLL_SET : COLL_HASH,
+    struct coll_zset_shape zs = {r->ck->elems.chunk_bytes}; /* as the after-load pass cuts */
+    int st = r->co_kind == STORE_TYPE_LIST ? coll_list_create(r->ck->env, &r->ck->list, &r->co)
+             : r->co_kind == STORE_TYPE_ZSET
+                 ? coll_zset_create(r->ck->env, &zs, &r->co)
+                 : coll_hash_create(r->ck->env,
+                                    r->co_kind == STORE_TYPE_SET ? COLL_SET : COLL_HASH,
                                     &r->ck->elems, &r->co);
     return st == TERSE_OK ? TERSE_OK : rdb_r_fail(r, st, "out of memory");
 }
@@ -88,6 +94,22 @@ int rdb_coll_put(struct rdb_r *r, const uint8_t *f, size_t flen, const uint8_t *
         return fail_put(r, st);
     }
     return count_form(r, codec_varint_len(flen) + flen + codec_varint_len(vlen) + vlen);
+}
+
+int rdb_coll_zadd(struct rdb_r *r, const uint8_t *m, size_t mlen, double score)
+{
+    enum coll_zset_result res = COLL_ZSET_UNTOUCHED;
+    double old;
+    int st = coll_zset_add(r->ck->env, r->co, m, mlen, score, COLL_ZSET_NX, &res, &old);
+
+    if (st == TERSE_OK && res != COLL_ZSET_ADDED) {
+        st = TERSE_ECORRUPT; /* the member was there: a duplicate, as store_zset_check says */
+    }
+    if (st != TERSE_OK) {
+        return fail_put(r, st);
+    }
+    /* its record in the zset form: the member, then its score as an 8-byte value */
+    return count_form(r, codec_varint_len(mlen) + mlen + 1 + sizeof(double));
 }
 
 /* The pairs waiting in w->out (a field without its value yet stays) into the hash. */

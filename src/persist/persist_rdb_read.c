@@ -21,8 +21,9 @@
  * read.
  *
  * An RDB file's load (persist_rdb_load.c) and RESTORE (persist_rdb_value_read_chunked) read a
- * big list, hash or set into its chunked container instead, a batch of the form at a time
- * (persist_rdb_rcoll.c): form_put hands each element on, and the value comes back as out->coll.
+ * big list, hash, set or sorted set into its chunked container instead, a batch of the form at
+ * a time (persist_rdb_rcoll.c): form_put (a set's and a sorted set's gathering in
+ * persist_rdb_rsort.c) hands each element on, and the value comes back as out->coll.
  */
 #include "persist/persist_rdb_internal.h"
 
@@ -249,8 +250,12 @@ static int read_collection(struct rdb_r *r, uint8_t type, struct persist_rdb_val
     case RDB_TYPE_ZSET_ZIPLIST:
     case RDB_TYPE_ZSET_LISTPACK:
         out->type = STORE_TYPE_ZSET;
+        rdb_coll_begin(r, STORE_TYPE_ZSET);
         if (rdb_read_zset(r, type, &n) != TERSE_OK) {
             return r->st;
+        }
+        if (r->co != NULL) {
+            return rdb_coll_end(r);
         }
         st = store_zset_check(r->w->out.p, r->w->out.len);
         break;

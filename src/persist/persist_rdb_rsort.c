@@ -6,8 +6,9 @@
  * store_zset_sort (heapsort, no allocation): a set whose members are all integers in
  * ascending order (as an intset answers, and as terse keeps such a set: cmd_set_store.c),
  * other sets in the payload's order; a sorted set by score then member. The form is written
- * into w->out by the store's own writers. A big set of an RDB file's load goes into its chunked
- * container instead once its members pass a batch (persist_rdb_rcoll.c).
+ * into w->out by the store's own writers. A big set or sorted set of an RDB file's load or of
+ * RESTORE goes into its chunked container instead once its members pass a batch
+ * (persist_rdb_rcoll.c).
  */
 #include "persist/persist_rdb_internal.h"
 
@@ -58,25 +59,31 @@ static int cmp_zel(const void *a, const void *b)
     return store_zset_cmp(a, b);
 }
 
-/* The members gathered so far into a new container (persist_rdb_rcoll.c): the set's bytes
- * passed the batch. */
-static int set_to_coll(struct rdb_r *r)
+/* The members gathered so far (records of size bytes in w->arr, over w->elems) into a new
+ * container (persist_rdb_rcoll.c), each by put: the set's or sorted set's bytes passed the
+ * batch. */
+static int gathered_to_coll(struct rdb_r *r, size_t size,
+                            int (*put)(struct rdb_r *r, const uint8_t *rec))
 {
-    const struct store_set_num *a = (const struct store_set_num *)(const void *)r->w->arr.p;
-    size_t n = r->w->arr.len / sizeof(*a);
-
     if (rdb_coll_start(r) != TERSE_OK) {
         return r->st;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (rdb_coll_put(r, r->w->elems.p + (uintptr_t)a[i].kv.f, a[i].kv.flen, NULL, 0) !=
-            TERSE_OK) {
+    for (size_t at = 0; at + size <= r->w->arr.len; at += size) {
+        if (put(r, r->w->arr.p + at) != TERSE_OK) {
             return r->st;
         }
     }
     r->w->elems.len = 0;
     r->w->arr.len = 0;
     return TERSE_OK;
+}
+
+static int set_rec_put(struct rdb_r *r, const uint8_t *rec)
+{
+    struct store_set_num m;
+
+    memcpy(&m, rec, sizeof(m));
+    return rdb_coll_put(r, r->w->elems.p + (uintptr_t)m.kv.f, m.kv.flen, NULL, 0);
 }
 
 /* One member: kept with its integer value when it is one, or put in the container. */
@@ -98,7 +105,9 @@ static int set_member(struct rdb_r *r, const uint8_t *p, size_t n, bool *all_int
     if (add_rec(r, &m, sizeof(m)) != TERSE_OK) {
         return r->st;
     }
-    return r->co_kind != 0 && r->w->elems.len >= r->co_batch ? set_to_coll(r) : TERSE_OK;
+    return r->co_kind != 0 && r->w->elems.len >= r->co_batch
+               ? gathered_to_coll(r, sizeof(m), set_rec_put)
+               : TERSE_OK;
 }
 
 int rdb_read_set(struct rdb_r *r, int type, uint64_t *count)
@@ -194,6 +203,14 @@ static int parse_score(const uint8_t *p, size_t n, double *d)
     return end == buf + n ? TERSE_OK : TERSE_ECORRUPT;
 }
 
+static int zset_rec_put(struct rdb_r *r, const uint8_t *rec)
+{
+    struct store_zset_el el;
+
+    memcpy(&el, rec, sizeof(el));
+    return rdb_coll_zadd(r, r->w->elems.p + (uintptr_t)el.m, el.mlen, el.score);
+}
+
 static int zset_member(struct rdb_r *r, const uint8_t *p, size_t n, double score)
 {
     struct store_zset_el el = {.mlen = n, .score = score};
@@ -202,11 +219,19 @@ static int zset_member(struct rdb_r *r, const uint8_t *p, size_t n, double score
     if (isnan(score)) {
         return rdb_r_fail(r, TERSE_ECORRUPT, "a NaN score");
     }
+    if (r->co != NULL) {
+        return rdb_coll_zadd(r, p, n, score);
+    }
     if (keep(r, p, n, &off) != TERSE_OK) {
         return r->st;
     }
     el.m = (const uint8_t *)(uintptr_t)off; /* an offset until elems stops growing */
-    return add_rec(r, &el, sizeof(el));
+    if (add_rec(r, &el, sizeof(el)) != TERSE_OK) {
+        return r->st;
+    }
+    return r->co_kind != 0 && r->w->elems.len >= r->co_batch
+               ? gathered_to_coll(r, sizeof(el), zset_rec_put)
+               : TERSE_OK;
 }
 
 static int zset_plain(struct rdb_r *r, int type)
@@ -299,6 +324,10 @@ int rdb_read_zset(struct rdb_r *r, int type, uint64_t *count)
 
     if (st != TERSE_OK) {
         return st;
+    }
+    if (r->co != NULL) {
+        *count = coll_count(r->co);
+        return TERSE_OK;
     }
     a = (struct store_zset_el *)(void *)r->w->arr.p;
     n = r->w->arr.len / sizeof(*a);

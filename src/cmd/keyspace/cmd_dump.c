@@ -12,8 +12,8 @@
  * are the cmd_server's, reused across commands, so a warm DUMP allocates nothing (a stream's
  * model arrays excepted, as every stream command's). RESTORE reads the payload in place (an
  * argument) into memory the server's hook owns, then copies a non-string form into scratch2
- * for cmd_value_store_form, which encodes it into scratch and stores it; a big list, hash or
- * set the hook builds straight into its chunked container as it reads (v.coll: the key takes
+ * for cmd_value_store_form, which encodes it into scratch and stores it; a big list, hash, set or
+ * sorted set the hook builds straight into its chunked container as it reads (v.coll: the key takes
  * it), so its whole form is never made.
  */
 #include "cmd/keyspace/cmd_dump.h"

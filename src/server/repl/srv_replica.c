@@ -247,7 +247,7 @@ static void load_transfer(struct srv *s)
     srv_repl_drop_replicas(s);
     store_flushall(s->shard);
     memset(&err, 0, sizeof(err));
-    /* Big lists, hashes and sets are built in chunks as they are read. */
+    /* Big lists, hashes, sets and sorted sets are built in chunks as they are read. */
     s->rdb.load_ck.env = cmd_value_load_shapes(&s->cmd, &s->rdb.load_ck.list,
                                                &s->rdb.load_ck.elems);
     rc = persist_rdb_load_mem(s->shard, (int)s->cfg.databases, &s->rdb, map,

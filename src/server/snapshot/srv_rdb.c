@@ -6,8 +6,9 @@
  * chunk at a time, and allocates only a stream's model, through the server's counting
  * allocator. RESTORE reads into s->rdb, the
  * reader's working memory, owned here: grown with the server's allocator, kept between calls
- * (cron frees buffers above CRON_SCRATCH_KEEP), freed at shutdown; a big list, hash or set
- * it builds straight into its chunked container in the shard's env, handed to the caller.
+ * (cron frees buffers above CRON_SCRATCH_KEEP), freed at shutdown; a big list, hash, set or
+ * sorted set it builds straight into its chunked container in the shard's env, handed to the
+ * caller.
  */
 #include "server/snapshot/srv_rdb.h"
 
@@ -37,7 +38,7 @@ static int hook_restore(void *arg, const uint8_t *payload, size_t len, struct cm
     }
     /* The whole payload, footer included, as Redis's RESTORE reads it: an object cut short
      * runs into the footer's bytes there too, and both servers answer alike. */
-    /* A big list, hash or set comes back built in chunks (out->coll, the caller's). */
+    /* A big list, hash, set or sorted set comes back built in chunks (out->coll, the caller's). */
     ck.env = cmd_value_load_shapes(&s->cmd, &ck.list, &ck.elems);
     ck.batch = 0;
     st = persist_rdb_value_read_chunked(&s->rdb, &ck, payload, len, &pv, NULL);

@@ -1,5 +1,5 @@
 /*
- * An RDB file's big list, hash and set read straight into their chunked containers
+ * An RDB file's big list, hash, set and sorted set read straight into their chunked containers
  * (persist_rdb_rcoll.c): loading 60,000 elements of each (a form of about 2 MiB each) keeps the
  * allocator's peak within a batch or two of what the loaded shard holds at the end, where the
  * value's bytes copied, its whole form and its encoding (several MiB) went before; the
@@ -20,6 +20,7 @@
 #include "coll/coll.h"
 #include "coll/coll_hash.h"
 #include "coll/coll_list.h"
+#include "coll/coll_zset.h"
 #include "core/core_mem.h"
 #include "persist/persist_rdb.h"
 #include "persist/persist_rdb_load.h"
@@ -91,9 +92,9 @@ static void put_str(struct file *f, const char *s)
     put(f, s, strlen(s));
 }
 
-/* A list (RDB_TYPE_LIST 1), hash (4) or set (2) of n elements named after key; dup_at < n
- * repeats the element before it there. The type byte, then key when not NULL (a file's pair),
- * then the value (a DUMP payload's object when key is NULL). */
+/* A list (RDB_TYPE_LIST 1), hash (4), set (2) or sorted set (5, ZSET_2) of n elements named
+ * after key; dup_at < n repeats the element before it there. The type byte, then key when not
+ * NULL (a file's pair), then the value (a DUMP payload's object when key is NULL). */
 static void put_key(struct file *f, uint8_t type, const char *key, int n, int dup_at)
 {
     char el[64];
@@ -112,6 +113,9 @@ static void put_key(struct file *f, uint8_t type, const char *key, int n, int du
         if (type == 4) {
             snprintf(el, sizeof(el), "the value of field %d", k);
             put_str(f, el);
+        } else if (type == 5) {
+            double score = (double)(k % 97); /* RDB_TYPE_ZSET_2: a double, LE (as x86 holds) */
+            put(f, &score, sizeof(score));
         }
     }
 }
@@ -201,6 +205,7 @@ static void test_big_containers_load_in_bounded_memory(void **state)
     put_key(&f, 1, "list", N_EL, N_EL);
     put_key(&f, 4, "hash", N_EL, N_EL);
     put_key(&f, 2, "set", N_EL, N_EL);
+    put_key(&f, 5, "zset", N_EL, N_EL);
     put_key(&f, 1, "small", 3, 3);
     file_end(&f);
     assert_true(f.len > 5u << 20);
@@ -249,6 +254,17 @@ static void test_big_containers_load_in_bounded_memory(void **state)
     assert_int_equal(coll_hash_get(env, c, (const uint8_t *)"set element number 59999", 24, NULL,
                                    NULL), 1);
 
+    c = coll_of(x, "zset", STORE_TYPE_ZSET);
+    assert_int_equal(coll_count(c), N_EL);
+    assert_int_equal(coll_zset_verify(env, c), TERSE_OK);
+    {
+        double score = -1;
+        assert_int_equal(coll_zset_score(env, c, (const uint8_t *)"zset element number 4321",
+                                         24, &score),
+                         1);
+        assert_true(score == (double)(4321 % 97));
+    }
+
     /* A small one is its form, for the after-load pass to decide. */
     assert_int_equal(store_entry_enc(store_peek(x->s, 0, "small", 5)), STORE_ENC_STR);
     free(f.p);
@@ -262,7 +278,7 @@ static void test_duplicates_fail_whole(void **state)
     static const struct {
         uint8_t type;
         int dup_at;
-    } cases[] = {{4, N_EL - 5}, {2, N_EL - 5}, {4, 10}, {2, 10}};
+    } cases[] = {{4, N_EL - 5}, {2, N_EL - 5}, {5, N_EL - 5}, {4, 10}, {2, 10}, {5, 10}};
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         uint64_t used;
@@ -307,7 +323,7 @@ static void test_restore_builds_chunks(void **state)
 {
     struct fx *x = *state;
     struct coll_env *env = store_coll_env(x->s);
-    static const uint8_t types[] = {1, 4, 2};
+    static const uint8_t types[] = {1, 4, 2, 5};
     struct core_mem_stats after;
     struct persist_rdb_value v;
     struct persist_error err;
