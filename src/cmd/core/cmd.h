@@ -183,7 +183,9 @@ struct cmd_dump_value {
     int64_t ival;
     const uint8_t *p;    /* borrowed: the bytes or the form */
     size_t len;
-    struct coll *coll;    /* DUMP of a container held in chunks: it (p unused) */
+    /* A container held in chunks (p unused): DUMP's, borrowed; or one RESTORE's hook built
+     * as it read, taken by the command (stored or destroyed). */
+    struct coll *coll;
     struct coll_env *env; /* and its environment, borrowed; both NULL otherwise */
 };
 
