@@ -36,6 +36,15 @@ static size_t resp_fmt_ull(char dst[20], unsigned long long v)
     return n;
 }
 
+size_t resp_ull_digits(char *dst, unsigned long long v)
+{
+    char digits[20];
+    size_t nd = resp_fmt_ull(digits, v);
+
+    memcpy(dst, digits + 20 - nd, nd);
+    return nd;
+}
+
 /* Writes "<type><v>\r\n" (with '-' when neg) into dst; returns its length (<= 24). */
 static size_t resp_fmt_header(uint8_t *dst, char type, int neg, unsigned long long v)
 {

@@ -52,6 +52,9 @@ void resp_write_error(struct resp_out *o, const char *msg);
  * output buffer (no temporary allocation). */
 void resp_write_errorf(struct resp_out *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Writes v's decimal digits at dst (room for 20, no NUL); returns their count. */
+size_t resp_ull_digits(char *dst, unsigned long long v);
+
 void resp_write_int(struct resp_out *o, long long v);               /* :v */
 void resp_write_bulk(struct resp_out *o, const void *p, size_t n);   /* $n p */
 void resp_write_cstr(struct resp_out *o, const char *s);            /* bulk of a C string */

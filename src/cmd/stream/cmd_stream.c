@@ -13,7 +13,6 @@
 #include "cmd/stream/cmd_stream.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,13 +186,19 @@ int cmd_stream_id_decr(struct store_stream_id *id)
     return 0;
 }
 
+size_t cmd_stream_id_fmt(char *out, const struct store_stream_id *id)
+{
+    size_t n = resp_ull_digits(out, id->ms);
+
+    out[n++] = '-';
+    return n + resp_ull_digits(out + n, id->seq);
+}
+
 void cmd_stream_write_id(struct cmd_call *c, const struct store_stream_id *id)
 {
-    char buf[48];
-    int n = snprintf(buf, sizeof(buf), "%llu-%llu", (unsigned long long)id->ms,
-                     (unsigned long long)id->seq);
+    char buf[CMD_STREAM_ID_MAX];
 
-    resp_write_bulk(c->out, buf, (size_t)n);
+    resp_write_bulk(c->out, buf, cmd_stream_id_fmt(buf, id));
 }
 
 void cmd_stream_write_entry(struct cmd_call *c, const struct store_stream_entry *e)

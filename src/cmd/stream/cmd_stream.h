@@ -110,6 +110,13 @@ int cmd_stream_bound_or_reply(struct cmd_call *c, size_t i, bool is_start,
 int cmd_stream_id_incr(struct store_stream_id *id);
 int cmd_stream_id_decr(struct store_stream_id *id);
 
+/* Room for an ID spelled "ms-seq" (two 20-digit numbers and the dash). */
+#define CMD_STREAM_ID_MAX 41
+
+/* Writes id as "ms-seq" at out (CMD_STREAM_ID_MAX bytes of room, no NUL); returns its length.
+ * No printf: XADD's reply and the write feed spell an ID on every call. */
+size_t cmd_stream_id_fmt(char *out, const struct store_stream_id *id);
+
 /* Writes an ID as a bulk "ms-seq". */
 void cmd_stream_write_id(struct cmd_call *c, const struct store_stream_id *id);
 

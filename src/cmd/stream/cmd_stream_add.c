@@ -10,7 +10,6 @@
  * deleted (terse then measures against the next one): there terse may keep a few more or
  * fewer entries than Redis, which the command's contract ("at least this many") allows.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "cmd/stream/cmd_stream.h"
@@ -262,7 +261,7 @@ static void feed_add_trim(struct cmd_call *c, const struct trim_args *a,
                           const struct store_stream *s, size_t idpos,
                           const struct store_stream_id *id)
 {
-    char trim[48], idbuf[48];
+    char trim[CMD_STREAM_ID_MAX], idbuf[CMD_STREAM_ID_MAX];
     struct resp_slice *v;
     bool new_id = idpos != 0 && !(a->id_given && a->seq_given);
 
@@ -281,16 +280,12 @@ static void feed_add_trim(struct cmd_call *c, const struct trim_args *a,
                 first = cmd_stream_at(s, 0)->id;
             }
             v[a->trim_argi].p = (const uint8_t *)trim;
-            v[a->trim_argi].len = (size_t)snprintf(trim, sizeof(trim), "%llu-%llu",
-                                                   (unsigned long long)first.ms,
-                                                   (unsigned long long)first.seq);
+            v[a->trim_argi].len = cmd_stream_id_fmt(trim, &first);
         }
     }
     if (new_id) {
         v[idpos].p = (const uint8_t *)idbuf;
-        v[idpos].len = (size_t)snprintf(idbuf, sizeof(idbuf), "%llu-%llu",
-                                        (unsigned long long)id->ms,
-                                        (unsigned long long)id->seq);
+        v[idpos].len = cmd_stream_id_fmt(idbuf, id);
     }
     cmd_feed_rewrite(c, v, c->argc);
 }

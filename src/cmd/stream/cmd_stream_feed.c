@@ -8,15 +8,13 @@
  */
 #include "cmd/stream/cmd_stream_feed.h"
 
-#include <stdio.h>
-
 #include "cmd/mech/cmd_feed.h"
+#include "cmd/stream/cmd_stream.h"
 
 static struct resp_slice id_slice(char *buf, const struct store_stream_id *id)
 {
-    struct resp_slice r = {(const uint8_t *)buf,
-                           (size_t)snprintf(buf, 48, "%llu-%llu", (unsigned long long)id->ms,
-                                            (unsigned long long)id->seq)};
+    struct resp_slice r = {(const uint8_t *)buf, cmd_stream_id_fmt(buf, id)};
+
     return r;
 }
 
@@ -24,7 +22,7 @@ void cmd_stream_feed_claim(struct cmd_call *c, const struct resp_slice *key,
                            const struct resp_slice *group, const struct store_stream_group *g,
                            const struct store_stream_pending *p)
 {
-    char id[48], last[48], ms[CMD_FEED_NUM], count[CMD_FEED_NUM];
+    char id[CMD_STREAM_ID_MAX], last[CMD_STREAM_ID_MAX], ms[CMD_FEED_NUM], count[CMD_FEED_NUM];
     const struct store_stream_consumer *who = &g->cons[p->consumer];
     struct resp_slice a[14] = {
         cmd_feed_str("XCLAIM"), *key, *group, {who->name, who->name_len}, cmd_feed_str("0"),
@@ -40,7 +38,7 @@ void cmd_stream_feed_claim(struct cmd_call *c, const struct resp_slice *key,
 void cmd_stream_feed_setid(struct cmd_call *c, const struct resp_slice *key,
                            const struct resp_slice *group, const struct store_stream_group *g)
 {
-    char last[48], read[CMD_FEED_NUM];
+    char last[CMD_STREAM_ID_MAX], read[CMD_FEED_NUM];
     struct resp_slice a[7] = {cmd_feed_str("XGROUP"), cmd_feed_str("SETID"), *key, *group,
                               id_slice(last, &g->last_id), cmd_feed_str("ENTRIESREAD"),
                               cmd_feed_ll(read, (long long)g->entries_read)};

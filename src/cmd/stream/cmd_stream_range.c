@@ -13,7 +13,6 @@
 
 #include "cmd/stream/cmd_stream.h"
 
-#include <stdio.h>
 
 #include "cmd/core/cmd_util.h"
 #include "cmd/mech/cmd_block.h"
@@ -454,7 +453,7 @@ static int block_reading(struct cmd_call *c, const struct xread_args *a,
 {
     struct cmd_server *srv = c->srv;
     struct resp_slice *argv = srv->alloc.alloc(srv->alloc.opaque, c->argc * sizeof(*argv));
-    char *idbuf = srv->alloc.alloc(srv->alloc.opaque, a->n * 48);
+    char *idbuf = srv->alloc.alloc(srv->alloc.opaque, a->n * CMD_STREAM_ID_MAX);
     int rc = -1;
 
     if (argv == NULL || idbuf == NULL) {
@@ -464,11 +463,8 @@ static int block_reading(struct cmd_call *c, const struct xread_args *a,
         for (size_t k = 0; k < a->n; k++) {
             struct resp_slice *arg = &argv[a->streams + a->n + k];
             if (arg->len == 1 && arg->p[0] == '$') {
-                int len = snprintf(idbuf + k * 48, 48, "%llu-%llu",
-                                   (unsigned long long)ids[k].ms,
-                                   (unsigned long long)ids[k].seq);
-                arg->p = (const uint8_t *)(idbuf + k * 48);
-                arg->len = (size_t)len;
+                arg->p = (const uint8_t *)(idbuf + k * CMD_STREAM_ID_MAX);
+                arg->len = cmd_stream_id_fmt(idbuf + k * CMD_STREAM_ID_MAX, &ids[k]);
             }
         }
         rc = cmd_block_as(c, argv, a->streams, a->n, 1, a->block_ms);
