@@ -219,7 +219,9 @@ static void ops(struct coll_env *env, struct coll *c, bool list, bool set, const
             } else {
                 enum coll_hash_result res;
                 st = coll_hash_put(env, c, copy, len, set ? NULL : copy, set ? 0 : len,
-                                   (x >> 16) & 1 ? COLL_HASH_NX : 0, &res);
+                                   ((x >> 16) & 1 ? COLL_HASH_NX : 0) |
+                                       ((x >> 17) & 1 ? COLL_HASH_BULK : 0),
+                                   &res);
             }
             break;
         case 3: /* a removal */

@@ -96,6 +96,10 @@ int coll_hash_get(struct coll_env *env, struct coll *c, const uint8_t *field, si
 /* Flags of coll_hash_put. */
 #define COLL_HASH_NX 0x1u /* only if the field is absent (HSETNX, SADD) */
 #define COLL_HASH_XX 0x2u /* only if the field is present */
+/* A load's put (an RDB file, RESTORE): the chunk it writes is cut past 3/4 of chunk_bytes
+ * instead of past hot, so a container built by puts is held in chunks of a bulk build's size
+ * (coll_hash_from_form) from the start, not in hot ones the compressor must merge first. */
+#define COLL_HASH_BULK 0x4u
 
 /* What coll_hash_put did. */
 enum coll_hash_result {
@@ -107,9 +111,10 @@ enum coll_hash_result {
 
 /*
  * HSET, HSETNX, SADD...: sets field (flen bytes) to val (vlen bytes; a set takes vlen 0), both
- * borrowed, under flags (0, COLL_HASH_NX or COLL_HASH_XX). *result says what happened. The new
- * chunk form is built in the env's build buffer and written with coll_chunk_rewrite (in place
- * when the block has room); a chunk past hot is split (see the top). TERSE_OK,
+ * borrowed, under flags (0, COLL_HASH_NX or COLL_HASH_XX, either with COLL_HASH_BULK). *result
+ * says what happened. The new chunk form is built in the env's build buffer and written with
+ * coll_chunk_rewrite (in place when the block has room); a chunk past hot (3/4 of chunk_bytes
+ * with COLL_HASH_BULK) is split (see the top). TERSE_OK,
  * TERSE_EINVAL (both flags, a value for a set), TERSE_ETOOBIG (the element cannot fit a chunk:
  * a form over CODEC_VALUE_MAX), TERSE_ECORRUPT (the chunk it goes to failed verification:
  * nothing written), TERSE_ENOMEM. On any failure the container is exactly as it was: every new

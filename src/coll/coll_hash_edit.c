@@ -164,25 +164,25 @@ static size_t halve(struct coll_hash_ent *e, size_t a, size_t b, uint64_t *lo_r)
 }
 
 /* Cuts [a, b) (low bound lo) in two while the range holding the written element (of h eh) is
- * over coll_hot_bytes and can be cut; the other range of each cut is a piece as it stands
+ * over lim bytes (coll_hot_bytes, or a load's 3/4 of chunk_bytes) and can be cut; the other range of each cut is a piece as it stands
  * (a subset of the old chunk's elements, so within chunk_bytes). Pieces go into p in hash
  * order. Partitions instead of a sort, and only the written side: the next write that lands
  * near eh finds a small chunk, and a write into a big cold chunk costs O(n) moves, not a sort
  * and a cut of every piece. */
-static void cut(const struct coll *c, struct coll_hash_ent *e, size_t a, size_t b, uint64_t lo,
+static void cut(size_t lim, struct coll_hash_ent *e, size_t a, size_t b, uint64_t lo,
                 uint64_t eh, struct coll_hash_piece *p, size_t *k)
 {
     uint64_t lo_r;
     size_t m;
 
-    if (b - a > 1 && coll_hash_piece_size(e, a, b) > coll_hot_bytes(c) &&
+    if (b - a > 1 && coll_hash_piece_size(e, a, b) > lim &&
         (m = halve(e, a, b, &lo_r)) < b) {
         if (eh < lo_r) {
-            cut(c, e, a, m, lo, eh, p, k);
+            cut(lim, e, a, m, lo, eh, p, k);
             p[(*k)++] = (struct coll_hash_piece){m, b, lo_r};
         } else {
             p[(*k)++] = (struct coll_hash_piece){a, m, lo};
-            cut(c, e, m, b, lo_r, eh, p, k);
+            cut(lim, e, m, b, lo_r, eh, p, k);
         }
         return;
     }
@@ -229,12 +229,12 @@ static int tree_replace(struct coll_env *env, struct coll *c, struct coll_it *it
 
 /*
  * The form (len bytes, n >= 2 elements, the written element's h eh) that is to become the chunk
- * at it, split (cut) into pieces (area: split_need bytes, 8-aligned). 1 when done, 0 when every
+ * at it, split (cut, past lim bytes) into pieces (area: split_need bytes, 8-aligned). 1 when done, 0 when every
  * element has one h (it cannot be split: the caller writes it whole), < 0 a status (nothing
  * changed).
  */
 static int split(struct coll_env *env, struct coll *c, struct coll_it *it, const uint8_t *form,
-                 size_t len, uint64_t n, uint64_t eh, uint8_t *area)
+                 size_t len, uint64_t n, uint64_t eh, size_t lim, uint8_t *area)
 {
     struct coll_hash_ent *e = (struct coll_hash_ent *)(void *)area;
     struct coll_hash_piece *p = (struct coll_hash_piece *)(void *)(e + n);
@@ -274,7 +274,7 @@ static int split(struct coll_env *env, struct coll *c, struct coll_it *it, const
     if (hmin == hmax) {
         return 0;
     }
-    cut(c, e, 0, (size_t)n, lo, eh, p, &k);
+    cut(lim, e, 0, (size_t)n, lo, eh, p, &k);
     assert(k >= 2);
     for (size_t j = 0; j < k; j++) {
         size_t plen = coll_hash_piece_write(scratch, form, e, p[j].a, p[j].b);
@@ -336,15 +336,16 @@ int coll_hash_put_at(struct coll_env *env, struct coll *c, const uint8_t *field,
     struct coll_it it;
     struct coll_desc *d;
     struct spot s;
-    size_t rec, len, need;
+    size_t rec, len, need, lim;
     uint64_t n;
     uint8_t *buf;
     bool cuts;
     int st;
 
     *result = COLL_HASH_UNTOUCHED;
-    if ((flags & ~(COLL_HASH_NX | COLL_HASH_XX)) != 0 ||
-        flags == (COLL_HASH_NX | COLL_HASH_XX) || (c->type == COLL_SET && vlen != 0)) {
+    if ((flags & ~(COLL_HASH_NX | COLL_HASH_XX | COLL_HASH_BULK)) != 0 ||
+        (flags & (COLL_HASH_NX | COLL_HASH_XX)) == (COLL_HASH_NX | COLL_HASH_XX) ||
+        (c->type == COLL_SET && vlen != 0)) {
         return TERSE_EINVAL;
     }
     if (flen > CODEC_VALUE_MAX || vlen > CODEC_VALUE_MAX ||
@@ -376,14 +377,16 @@ int coll_hash_put_at(struct coll_env *env, struct coll *c, const uint8_t *field,
     if (len > CODEC_VALUE_MAX) {
         return TERSE_ETOOBIG;
     }
-    cuts = len > coll_hot_bytes(c) && n > 1;
+    lim = (flags & COLL_HASH_BULK) ? (size_t)c->chunk_max * 3 / 4 : coll_hot_bytes(c);
+    cuts = len > lim && n > 1;
     need = cuts ? align8(len) + split_need(len, n) : len;
     buf = coll_env_build_buf(env, need);
     if (buf == NULL) {
         return TERSE_ENOMEM;
     }
     (void)form_splice(buf, &s, n, field, flen, val, vlen, true);
-    st = cuts ? split(env, c, &it, buf, len, n, coll_hash_of(c, field, flen), buf + align8(len))
+    st = cuts ? split(env, c, &it, buf, len, n, coll_hash_of(c, field, flen), lim,
+                      buf + align8(len))
               : 0;
     if (st == 0) {
         st = coll_chunk_rewrite(env, c, &d->chunk, buf, len);

@@ -78,7 +78,7 @@ struct persist_rdb_chunking {
     struct coll_list_shape list;  /* a list's chunks */
     struct coll_hash_shape elems; /* a hash's or set's chunks */
     size_t batch;                 /* form bytes gathered before a container is made (at least
-                                     two chunks); 0: 64 KiB (tests and fuzzers go lower) */
+                                     two chunks); 0: 1 MiB (tests and fuzzers go lower) */
 };
 
 /*

@@ -13,7 +13,8 @@
  *
  *   list  runs of element records appended as chunks (coll_list_append_run), cut exactly where
  *         coll_list_from_form cuts the whole form; what is left of a run waits for the next
- *   hash  each pair put as HSET puts it (coll_hash_put, NX: a field twice is TERSE_ECORRUPT)
+ *   hash  each pair put as HSET puts it (coll_hash_put, NX: a field twice is TERSE_ECORRUPT;
+ *         BULK: chunks cut at a bulk build's size, not the hot size)
  *   set   each member put likewise (SADD)
  *   zset  each member added as ZADD NX adds it (coll_zset_add: its order and member map)
  *
@@ -31,9 +32,12 @@
 #include "store/form/store_varint.h"
 #include "terse/status.h"
 
-/* Form bytes gathered before a container is made, and moved into a list's at a time: a few
- * chunks, so a small value never pays for a container and a big one copies little. */
-#define RDB_COLL_BATCH ((size_t)64 * 1024)
+/* Form bytes gathered before a container is made, and moved into a list's at a time. A value
+ * under it loads as a form and is cut by the after-load pass's bulk build, which is 2-3x
+ * faster than puts one by one (RESTORE of a 20,000-field hash: 6 ms against 15 ms) and leaves
+ * the chunks compact; a bigger value costs a batch beside its container, never its whole form
+ * (a 1M-field hash's form is 46 MB). */
+#define RDB_COLL_BATCH ((size_t)1024 * 1024)
 
 void rdb_coll_begin(struct rdb_r *r, enum store_type t)
 {
@@ -85,7 +89,8 @@ static int count_form(struct rdb_r *r, size_t n)
 int rdb_coll_put(struct rdb_r *r, const uint8_t *f, size_t flen, const uint8_t *v, size_t vlen)
 {
     enum coll_hash_result res = COLL_HASH_UNTOUCHED;
-    int st = coll_hash_put(r->ck->env, r->co, f, flen, v, vlen, COLL_HASH_NX, &res);
+    int st = coll_hash_put(r->ck->env, r->co, f, flen, v, vlen, COLL_HASH_NX | COLL_HASH_BULK,
+                           &res);
 
     if (st == TERSE_OK && res != COLL_HASH_ADDED) {
         st = TERSE_ECORRUPT; /* the field was there: a duplicate, as store_hash_check says */

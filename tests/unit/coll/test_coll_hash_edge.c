@@ -312,6 +312,38 @@ static void test_put_into_cold_chunk(void **state)
     coll_destroy(f->env, c);
 }
 
+/* Puts with COLL_HASH_BULK (a load's) cut chunks past 3/4 of the chunk size, not past the hot
+ * size: the container is held in chunks of a bulk build's size, each within 3/4 of it. */
+static void test_bulk_puts_cut_big_chunks(void **state)
+{
+    struct fix *f = *state;
+    struct coll_hash_shape sh = {4096};
+    enum coll_hash_result res;
+    uint8_t fb[FMAX];
+    size_t bytes = 0;
+    struct coll *c;
+
+    hfx_reset(&f->m);
+    assert_int_equal(coll_hash_create(f->env, COLL_SET, &sh, &c), TERSE_OK);
+    for (uint64_t i = 0; i < 3000; i++) {
+        size_t fl = (size_t)snprintf((char *)fb, sizeof(fb), "bulk member %llu",
+                                     (unsigned long long)i);
+        assert_int_equal(coll_hash_put(f->env, c, fb, fl, NULL, 0,
+                                       COLL_HASH_NX | COLL_HASH_BULK, &res), TERSE_OK);
+        assert_int_equal(res, COLL_HASH_ADDED);
+        hfx_put(&f->m, fb, fl, NULL, 0);
+    }
+    for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
+        const struct coll_desc *d = coll_tree_desc(&it);
+        assert_true(d->raw_len <= 4096 * 3 / 4 || d->count == 1);
+        bytes += d->raw_len;
+    }
+    /* hot-sized chunks would be over eight times as many */
+    assert_true(c->tree.n_chunks * coll_hot_bytes(c) * 2 < bytes);
+    hfx_check_all(f, c, &sh);
+    coll_destroy(f->env, c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +354,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_alloc_steady, hfx_setup, hfx_teardown),
         cmocka_unit_test_setup_teardown(test_big_elements, hfx_setup, hfx_teardown),
         cmocka_unit_test_setup_teardown(test_put_into_cold_chunk, hfx_setup, hfx_teardown),
+        cmocka_unit_test_setup_teardown(test_bulk_puts_cut_big_chunks, hfx_setup, hfx_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

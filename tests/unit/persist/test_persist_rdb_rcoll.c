@@ -158,6 +158,7 @@ static int setup(void **state)
     x->w.load_ck.env = store_coll_env(x->s);
     x->w.load_ck.list = (struct coll_list_shape){8192, 0, 0};
     x->w.load_ck.elems = (struct coll_hash_shape){4096};
+    x->w.load_ck.batch = 64u << 10; /* 2 MiB forms: dozens of batches each */
     *state = x;
     return 0;
 }
