@@ -323,7 +323,7 @@ int rdb_value_read(struct persist_rdb_work *w, const struct persist_rdb_chunking
 int persist_rdb_value_read(struct persist_rdb_work *w, const uint8_t *obj, size_t len,
                            struct persist_rdb_value *out, struct persist_error *err)
 {
-    return rdb_value_read(w, NULL, -1, obj, obj, obj + len, out, err);
+    return persist_rdb_value_read_chunked(w, NULL, obj, len, out, err);
 }
 
 int persist_rdb_value_read_chunked(struct persist_rdb_work *w,

@@ -292,6 +292,7 @@ static void wake_empty(struct cmd_server *srv, struct cmd_client *cl, const char
     struct resp_out *o = srv->hooks.client_out(srv->hooks.srv, cl);
     size_t pos = 0, argc;
     const struct cmd_def *d = cmd_records_next(&cl->blk, &pos, &argc);
+    struct cmd_cstat *st;
 
     cmd_cstats_mark(srv);
     if (err != NULL) {
@@ -301,10 +302,9 @@ static void wake_empty(struct cmd_server *srv, struct cmd_client *cl, const char
     } else {
         resp_write_null_array(o); /* whatever the command, as Redis 7.0 answers a timeout */
     }
-    cmd_cstats_called(srv, d, cl->block_usec);
-    if (unblocked && err == NULL) {
-        struct cmd_cstat *st = cmd_cstat_of(srv, d);
-        st->failed += st != NULL; /* its null reply is no error, but the call failed */
+    st = cmd_cstats_called(srv, d, cl->block_usec);
+    if (unblocked && err == NULL && st != NULL) {
+        st->failed++; /* its null reply is no error, but the call failed */
     }
     cmd_block_end(srv, cl);
     srv->hooks.client_out_done(srv->hooks.srv, cl);

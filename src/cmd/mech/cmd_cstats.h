@@ -57,9 +57,9 @@ static inline struct cmd_cstat *cmd_cstat_of(const struct cmd_server *srv,
     return &srv->cstats[at];
 }
 /* d ran to its end in usec microseconds: a call, failed when an error reply was counted
- * since the last call or refusal ended (cmd_count_error). */
-static inline void cmd_cstats_called(struct cmd_server *srv, const struct cmd_def *d,
-                                     uint64_t usec)
+ * since the last call or refusal ended (cmd_count_error). Returns d's slot (NULL: none). */
+static inline struct cmd_cstat *cmd_cstats_called(struct cmd_server *srv,
+                                                  const struct cmd_def *d, uint64_t usec)
 {
     struct cmd_cstat *st = cmd_cstat_of(srv, d);
 
@@ -69,6 +69,7 @@ static inline void cmd_cstats_called(struct cmd_server *srv, const struct cmd_de
         st->failed += srv->stats.total_error_replies != srv->cstats_err_mark;
     }
     srv->cstats_err_mark = srv->stats.total_error_replies;
+    return st;
 }
 /* d was refused before it ran, its error reply written. */
 void cmd_cstats_rejected(struct cmd_server *srv, const struct cmd_def *d);

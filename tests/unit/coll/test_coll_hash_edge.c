@@ -248,6 +248,32 @@ static void test_no_alloc_steady(void **state)
     coll_env_trim(f->env, 0);
 }
 
+/* Every chunk of c within lim raw bytes but for one element alone; returns their bytes. */
+static size_t chunks_within(const struct coll *c, size_t lim)
+{
+    size_t bytes = 0;
+
+    for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
+        const struct coll_desc *d = coll_tree_desc(&it);
+        assert_true(d->raw_len <= lim || d->count == 1);
+        bytes += d->raw_len;
+    }
+    return bytes;
+}
+
+/* Adds the set member "<prefix> <i>" (new) to c under flags and to the model; its length. */
+static size_t add_member(struct fix *f, struct coll *c, uint8_t *fb, const char *prefix,
+                         uint64_t i, unsigned flags)
+{
+    enum coll_hash_result res;
+    size_t fl = (size_t)snprintf((char *)fb, FMAX, "%s %llu", prefix, (unsigned long long)i);
+
+    assert_int_equal(coll_hash_put(f->env, c, fb, fl, NULL, 0, flags, &res), TERSE_OK);
+    assert_int_equal(res, COLL_HASH_ADDED);
+    hfx_put(&f->m, fb, fl, NULL, 0);
+    return fl;
+}
+
 /* A value bigger than a chunk lives alone; small neighbours split away from it. */
 static void test_big_elements(void **state)
 {
@@ -265,10 +291,7 @@ static void test_big_elements(void **state)
         hfx_put(&f->m, fb, fl, big, vl);
         assert_int_equal(coll_hash_verify(f->env, c), TERSE_OK);
     }
-    for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
-        const struct coll_desc *d = coll_tree_desc(&it);
-        assert_true(d->raw_len <= 256 || d->count == 1);
-    }
+    (void)chunks_within(c, 256);
     hfx_check_all(f, c, &(struct coll_hash_shape){256});
     coll_destroy(f->env, c);
 }
@@ -280,7 +303,6 @@ static void test_put_into_cold_chunk(void **state)
 {
     struct fix *f = *state;
     struct coll *c = hfx_build(f, COLL_SET, 4096, 3000);
-    enum coll_hash_result res;
     uint8_t fb[FMAX];
     size_t big = 0;
 
@@ -292,22 +314,15 @@ static void test_put_into_cold_chunk(void **state)
     }
     assert_true(big > 0);
     for (uint64_t i = 0; i < 300; i++) {
-        size_t fl = (size_t)snprintf((char *)fb, sizeof(fb), "cold chunk member %llu",
-                                     (unsigned long long)i);
+        size_t fl = add_member(f, c, fb, "cold chunk member", i, 0);
         struct coll_it at;
         const struct coll_desc *d;
 
-        assert_int_equal(coll_hash_put(f->env, c, fb, fl, NULL, 0, 0, &res), TERSE_OK);
-        assert_int_equal(res, COLL_HASH_ADDED);
-        hfx_put(&f->m, fb, fl, NULL, 0);
         coll_hash_seek(c, coll_hash_of(c, fb, fl), &at);
         d = coll_tree_desc(&at);
         assert_true(d->raw_len <= coll_hot_bytes(c) || d->count == 1);
     }
-    for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
-        const struct coll_desc *d = coll_tree_desc(&it);
-        assert_true(d->raw_len <= 4096 || d->count == 1);
-    }
+    (void)chunks_within(c, 4096);
     hfx_check_all(f, c, &(struct coll_hash_shape){4096});
     coll_destroy(f->env, c);
 }
@@ -318,26 +333,16 @@ static void test_bulk_puts_cut_big_chunks(void **state)
 {
     struct fix *f = *state;
     struct coll_hash_shape sh = {4096};
-    enum coll_hash_result res;
     uint8_t fb[FMAX];
-    size_t bytes = 0;
+    size_t bytes;
     struct coll *c;
 
     hfx_reset(&f->m);
     assert_int_equal(coll_hash_create(f->env, COLL_SET, &sh, &c), TERSE_OK);
     for (uint64_t i = 0; i < 3000; i++) {
-        size_t fl = (size_t)snprintf((char *)fb, sizeof(fb), "bulk member %llu",
-                                     (unsigned long long)i);
-        assert_int_equal(coll_hash_put(f->env, c, fb, fl, NULL, 0,
-                                       COLL_HASH_NX | COLL_HASH_BULK, &res), TERSE_OK);
-        assert_int_equal(res, COLL_HASH_ADDED);
-        hfx_put(&f->m, fb, fl, NULL, 0);
+        (void)add_member(f, c, fb, "bulk member", i, COLL_HASH_NX | COLL_HASH_BULK);
     }
-    for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
-        const struct coll_desc *d = coll_tree_desc(&it);
-        assert_true(d->raw_len <= 4096 * 3 / 4 || d->count == 1);
-        bytes += d->raw_len;
-    }
+    bytes = chunks_within(c, 4096 * 3 / 4);
     /* hot-sized chunks would be over eight times as many */
     assert_true(c->tree.n_chunks * coll_hot_bytes(c) * 2 < bytes);
     hfx_check_all(f, c, &sh);
