@@ -35,7 +35,14 @@
 
 struct codec_ctx;
 
-enum coll_type { COLL_LIST = 0, COLL_HASH = 1, COLL_SET = 2, COLL_ZSET = 3, COLL_STREAM = 4 };
+enum coll_type {
+    COLL_LIST = 0,
+    COLL_HASH = 1,
+    COLL_SET = 2,
+    COLL_ZSET = 3,
+    COLL_STREAM = 4,
+    COLL_PEL = 5 /* a chunked stream's group's pending entries (coll_pel.h) */
+};
 
 /* A chunk: its allocation is sizeof(struct coll_chunk) + cap bytes. */
 struct coll_chunk {

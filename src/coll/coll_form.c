@@ -24,6 +24,8 @@ size_t coll_form_size(const struct coll *c)
         return coll_zset_form_size(c);
     case COLL_STREAM:
         return coll_stream_form_size(c);
+    case COLL_PEL: /* a part of a stream's: no form of its own */
+        break;
     }
     return 0;
 }
@@ -40,6 +42,8 @@ int coll_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size_t cap,
         return coll_zset_to_form(env, c, out, cap, len);
     case COLL_STREAM:
         return coll_stream_to_form(env, c, out, cap, len);
+    case COLL_PEL:
+        break;
     }
     return TERSE_EINVAL;
 }
