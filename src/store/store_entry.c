@@ -278,6 +278,7 @@ static enum store_type coll_store_type(const struct coll *c)
     case COLL_ZSET:
         return STORE_TYPE_ZSET;
     case COLL_STREAM:
+    case COLL_PEL: /* never a key's: a stream's part */
         return STORE_TYPE_STREAM;
     }
     return STORE_TYPE_LIST;
