@@ -16,11 +16,14 @@
  *
  * Sizes: a chunk a write makes holds at most chunk_max / 2 raw bytes (but for one record
  * bigger than that, alone). An insert that takes a chunk past it splits it at its middle
- * record, but an append past the last ID (XREADGROUP's usual case) that would take the last
- * chunk past it starts a new chunk instead, so appended chunks fill. A delete that leaves a
- * chunk under chunk_max / 8 merges it with a neighbour when the two fit in chunk_max / 2; an
- * emptied chunk leaves the tree. No merge by the compressor (merge_next NULL). Chunks are
- * written RAW and compressed in the background like any other (coll_compress_step).
+ * record (the record boundary nearest its middle byte, so names of different lengths still
+ * cut it in halves; a side still past the bound, as one record bigger than it makes, is cut
+ * again the same way), but an append past the last ID (XREADGROUP's usual case) that would
+ * take the last chunk past it starts a new chunk instead, so appended chunks fill. A delete
+ * that leaves a chunk under chunk_max / 8 merges it with a neighbour (the previous one when
+ * the two fit, else the next) when the two fit in chunk_max / 2; an emptied chunk leaves the
+ * tree. No merge by the compressor (merge_next NULL). Chunks are written RAW and compressed in
+ * the background like any other (coll_compress_step).
  *
  * Integrity: every read goes through coll_chunk_read (XXH3-64) and checks the form against
  * its descriptor (count, first ID, order, no byte left over); a mismatch is TERSE_ECORRUPT
@@ -56,9 +59,9 @@ struct coll_pel_rec {
 int coll_pel_create(struct coll_env *env, uint32_t chunk_max, struct coll **out);
 
 /* A PEL of n records in strictly increasing ID order (names borrowed), built in bulk in O(n),
- * chunks filled up to chunk_max / 2 raw bytes. TERSE_OK
- * (*out; an empty container for n 0), TERSE_EINVAL (not increasing, or chunk_max 0),
- * TERSE_ENOMEM; on failure nothing is kept. */
+ * chunks filled up to chunk_max / 2 raw bytes (a record bigger than that alone). TERSE_OK
+ * (*out; an empty container for n 0), TERSE_EINVAL (not increasing, chunk_max 0, or a record
+ * past coll_pel_put's bound), TERSE_ENOMEM; on failure nothing is kept (*out NULL). */
 int coll_pel_from_recs(struct coll_env *env, const struct coll_pel_rec *recs, size_t n,
                        uint32_t chunk_max, struct coll **out);
 
@@ -80,8 +83,9 @@ int coll_pel_read_chunk(struct coll_env *env, struct coll *c, uint64_t rank,
 void coll_pel_recs_free(struct coll_pel_rec *recs);
 
 /* Inserts r, or replaces the record of r->id (*replaced true; may be NULL). TERSE_OK,
- * TERSE_ECORRUPT, TERSE_ETOOBIG (a record past a chunk's bound), TERSE_ENOMEM (nothing
- * changed). */
+ * TERSE_ECORRUPT, TERSE_ETOOBIG (a record past a chunk's bound: a chunk's lengths are 32-bit,
+ * so a record over UINT32_MAX / 4 bytes; one past chunk_max / 2 is kept, alone), TERSE_ENOMEM
+ * (nothing changed). */
 int coll_pel_put(struct coll_env *env, struct coll *c, const struct coll_pel_rec *r,
                  bool *replaced);
 
