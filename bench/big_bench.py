@@ -14,12 +14,16 @@ in pipelined batches. Then:
            request at a time over a raw socket, the two servers alternating request by
            request (so drift hits both): p50 and p99 of each, and the ratios.
 
+The pel type is a stream of -n entries whose group holds --pel pending entries (a consumer
+that has read them and not acknowledged them), and its commands are the group's: XREADGROUP
+of 10 more, XACK of one pending entry, XCLAIM of one, XPENDING of 10 from one.
+
 Elements are made distinct by an index prefix. With --incompressible the values are random
 bytes instead (the "never above 1.05x" half of the memory question). The exit status is 0:
 a measurement, not a test.
 
 Usage: bench/big_bench.py [--terse build/terse-server] [-n 1000000]
-                          [--types list,hash,set,zset,stream]
+                          [--types list,hash,set,zset,stream,pel] [--pel 100000]
                           [--samples 2000] [--incompressible]
 """
 import argparse
@@ -115,12 +119,13 @@ def corpus(n: int, kind: str, incompressible: bool, rng: random.Random) -> list:
     pools = mc.build_pools()
     out = []
     want = {"list": ("log-line", "record-json"), "stream": ("log-line", "record-json"),
+            "pel": ("log-line", "record-json"),
             "hash": None}.get(kind)
     for key, value, cat, _vid in mc.generate(pools, 3 * min(n, 300000), 17):
         if kind in ("set", "zset"):
             out.append(key.encode() if isinstance(key, str) else key)
         elif want is None or cat in want:
-            if len(value) <= (2000 if kind in ("list", "stream") else 400):
+            if len(value) <= (2000 if kind in ("list", "stream", "pel") else 400):
                 out.append(value)
         if len(out) >= min(n, 300000):
             break
@@ -141,7 +146,7 @@ def load(c: Conn, kind: str, n: int, pool: list) -> None:
             c.call("HSET", "k", *[x for j in range(i, hi) for x in (b"f%d" % j, element(pool, j))])
         elif kind == "set":
             c.call("SADD", "k", *[element(pool, j) for j in range(i, hi)])
-        elif kind == "stream":
+        elif kind in ("stream", "pel"):
             c.pipeline([enc("XADD", "k", b"%d-0" % (j + 1), "v", element(pool, j))
                         for j in range(i, hi)])
         else:
@@ -174,6 +179,17 @@ def settle(c: Conn) -> int:
     return last
 
 
+def pel_commands(pel: int, rng: random.Random) -> dict:
+    """The group commands on a PEL of entries 1-0 .. pel-0 (consumer c's)."""
+    return {"XREADGROUP 10": lambda: [enc("XREADGROUP", "GROUP", "g", "c", "COUNT", 10,
+                                          "STREAMS", "k", ">")],
+            "XACK 1": lambda: [enc("XACK", "k", "g", b"%d-0" % rng.randrange(1, pel + 1))],
+            "XCLAIM 1": lambda: [enc("XCLAIM", "k", "g", "d", 0,
+                                     b"%d-0" % rng.randrange(1, pel + 1), "JUSTID")],
+            "XPENDING 10": lambda: [enc("XPENDING", "k", "g", b"%d" % rng.randrange(1, pel + 1),
+                                        "+", 10)]}
+
+
 def commands(kind: str, n: int, pool: list, rng: random.Random) -> dict:
     """Generators of one request each for the type's common commands."""
     mid = n // 2
@@ -201,9 +217,12 @@ def commands(kind: str, n: int, pool: list, rng: random.Random) -> dict:
                                            for s in [rng.randrange(100003)]]}
 
 
-def latency(conns: dict, kind: str, n: int, pool: list, samples: int, seed: int) -> dict:
+def latency(conns: dict, kind: str, n: int, pool: list, samples: int, seed: int,
+            pel: int) -> dict:
     out = {}
-    for name, make in commands(kind, n, pool, random.Random(seed)).items():
+    cmds = (pel_commands(pel, random.Random(seed)) if kind == "pel"
+            else commands(kind, n, pool, random.Random(seed)))
+    for name, make in cmds.items():
         times = {arm: [] for arm in conns}
         for i in range(samples):
             reqs = make()  # the same request for both arms
@@ -243,6 +262,7 @@ def main() -> int:
     ap.add_argument("--types", default="list,hash,set,zset")
     ap.add_argument("--samples", type=int, default=2000)
     ap.add_argument("--incompressible", action="store_true")
+    ap.add_argument("--pel", type=int, default=100000)
     args = ap.parse_args()
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) > 1:
@@ -266,18 +286,23 @@ def main() -> int:
                 for arm, c in conns.items():
                     t0 = time.time()
                     load(c, kind, args.n, pool)
-                    if kind == "stream":
+                    if kind in ("stream", "pel"):
                         c.call("XGROUP", "CREATE", "k", "g", "0")
+                    for i in range(0, args.pel if kind == "pel" else 0, 10000):
+                        c.call("XREADGROUP", "GROUP", "g", "c", "COUNT",
+                               min(10000, args.pel - i), "STREAMS", "k", ">")
                     used = settle(c)
                     mem[arm] = (used - base[arm][0], info(c, "used_memory_rss") - base[arm][1],
                                 time.time() - t0)
                 t, r = mem["terse"], mem["redis"]
-                print(f"\n## {kind}: {args.n} elements")
+                print(f"\n## {kind}: {args.n} elements" +
+                      (f", {args.pel} pending" if kind == "pel" else ""))
                 print(f"memory   used_memory terse {t[0] / 2**20:.1f} MiB, redis {r[0] / 2**20:.1f}"
                       f" MiB: {t[0] / r[0]:.3f}x; RSS terse {t[1] / 2**20:.1f} MiB, redis "
                       f"{r[1] / 2**20:.1f} MiB: {t[1] / r[1]:.3f}x (load + settle {t[2]:.0f} s, "
                       f"{r[2]:.0f} s)")
-                for name, v in latency(conns, kind, args.n, pool, args.samples, 9).items():
+                for name, v in latency(conns, kind, args.n, pool, args.samples, 9,
+                                       args.pel).items():
                     (tp50, tp99), (rp50, rp99) = v["terse"], v["redis"]
                     print(f"latency  {name:<20} p50 {tp50 * 1e6:7.1f} / {rp50 * 1e6:7.1f} us "
                           f"({tp50 / rp50:.2f}x)   p99 {tp99 * 1e6:7.1f} / {rp99 * 1e6:7.1f} us "

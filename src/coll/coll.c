@@ -11,11 +11,12 @@
  *
  * Chunks themselves (their blocks, reads and rewrites) are in coll_chunk.c.
  *
- * A sorted set is two containers, its order (c) and its member map (c->aux, a hash): the map is
- * on the pending list by itself (the compressor passes over it as over any container), and
- * every lifetime call on c does the same to c->aux: destroy, release (the map leaves the pending
- * list and is freed on the lazy queue after c's chunks, as part of c), copy, corrupt; coll_mem
- * adds its bytes. n_colls counts both.
+ * A container may own a chain of others through c->aux: a sorted set's member map (a hash), a
+ * chunked stream's groups' PELs (one per group). Each is on the pending list by itself (the
+ * compressor passes over it as over any container), and every lifetime call on c does the same
+ * to the chain: destroy, release (the chain leaves the pending list and is freed on the lazy
+ * queue after c's chunks, as part of c), copy, corrupt; coll_mem adds its bytes. n_colls
+ * counts each.
  */
 #include "coll/coll.h"
 
@@ -200,33 +201,42 @@ static int free_some(struct coll_env *env, struct coll *c, size_t budget, size_t
     return 1;
 }
 
-/* Frees the header and tree of c, whose chunks and open ends are gone (and its aux's). */
+/* Frees the header and tree of c, whose chunks and open ends are gone (and its aux chain's). */
 static void header_free(struct coll_env *env, struct coll *c)
 {
-    if (c->aux != NULL) {
-        coll_tree_deinit(&c->aux->tree);
+    while (c != NULL) {
+        struct coll *next = c->aux;
+        coll_tree_deinit(&c->tree);
         env->st.n_colls--;
-        core_free(c->aux);
-        c->aux = NULL;
+        core_free(c);
+        c = next;
     }
-    coll_tree_deinit(&c->tree);
-    env->st.n_colls--;
-    core_free(c);
 }
 
-/* free_some over c, then over c->aux (a sorted set's member map): 1 when both are empty. */
+/* free_some over c, then over its aux chain (a sorted set's member map, a stream's PELs): 1
+ * when all are empty. */
 static int free_some_both(struct coll_env *env, struct coll *c, size_t budget, size_t *freed)
 {
-    if (!free_some(env, c, budget, freed)) {
-        return 0;
+    for (struct coll *a = c; a != NULL; a = a->aux) {
+        if (a != c && budget != 0 && *freed >= budget) {
+            return 0; /* the next one's turn comes with the next step */
+        }
+        if (!free_some(env, a, budget, freed)) {
+            return 0;
+        }
     }
-    if (c->aux == NULL) {
-        return 1;
+    return 1;
+}
+
+/* Takes c's aux chain off the env's pending list (the compressor must not see it). */
+static void aux_unlist(struct coll_env *env, struct coll *c)
+{
+    for (struct coll *a = c->aux; a != NULL; a = a->aux) {
+        if (a->listed) {
+            list_unlink(&env->pending, a);
+            a->listed = 0;
+        }
     }
-    if (budget != 0 && *freed >= budget) {
-        return 0; /* the map's turn comes with the next step */
-    }
-    return free_some(env, c->aux, budget, freed);
 }
 
 void coll_destroy(struct coll_env *env, struct coll *c)
@@ -239,9 +249,7 @@ void coll_destroy(struct coll_env *env, struct coll *c)
     if (c->listed) {
         list_unlink(&env->pending, c);
     }
-    if (c->aux != NULL && c->aux->listed) {
-        list_unlink(&env->pending, c->aux);
-    }
+    aux_unlist(env, c);
     (void)free_some_both(env, c, 0, &freed);
     header_free(env, c);
 }
@@ -259,11 +267,8 @@ void coll_release(struct coll_env *env, struct coll *c)
         list_unlink(&env->pending, c);
         c->listed = 0;
     }
-    /* The map rides along with c on the lazy-free queue: the compressor must not see it. */
-    if (c->aux != NULL && c->aux->listed) {
-        list_unlink(&env->pending, c->aux);
-        c->aux->listed = 0;
-    }
+    /* The aux chain rides along with c on the lazy-free queue. */
+    aux_unlist(env, c);
     env->st.n_lazy++;
     env->st.lazy_bytes += coll_mem(c);
     list_push(&env->lazy, c);

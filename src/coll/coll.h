@@ -94,10 +94,13 @@ struct coll {
      * coll_hash_merge_next for hashes, sets and sorted sets' maps, coll_zset_merge_next for
      * sorted sets' orders, set by their constructors; NULL for lists. */
     int (*merge_next)(struct coll_env *env, struct coll *c, struct coll_it *it);
-    struct coll *aux;                   /* sorted sets: the member map (a COLL_HASH container
-                                           of the same env, coll_zset.h), owned by c and freed,
-                                           released, copied, measured and corrupted with it;
-                                           NULL for every other type */
+    struct coll *aux;                   /* a chain of containers of the same env owned by c and
+                                           freed, released, copied, measured and corrupted with
+                                           it: a sorted set's member map (a COLL_HASH,
+                                           coll_zset.h); a chunked stream's groups' PELs
+                                           (COLL_PEL, coll_stream.h), one per group in the
+                                           meta's order, each the next's aux; NULL for every
+                                           other type */
     struct coll_chunk *meta;            /* streams: the chunk of the stream's IDs, counters and
                                            groups (coll_stream.h), outside the tree, never
                                            pending; freed, copied and corrupted with c; NULL
@@ -171,8 +174,8 @@ static inline uint64_t coll_mem(const struct coll *c)
 {
     uint64_t n = c->bytes + c->tree.bytes;
 
-    if (c->aux != NULL) {
-        n += c->aux->bytes + c->aux->tree.bytes;
+    for (const struct coll *a = c->aux; a != NULL; a = a->aux) {
+        n += a->bytes + a->tree.bytes;
     }
     return n;
 }
@@ -247,6 +250,11 @@ int coll_chunk_rewrite(struct coll_env *env, struct coll *c, struct coll_chunk *
  */
 int coll_chunk_read(struct coll_env *env, struct coll_chunk *ch, const uint8_t **form,
                     size_t *len);
+
+/* A count of the env's decode buffers' turns (a decode into one, or a read that makes the other
+ * the next decode's). A view coll_chunk_read returned into one of them holds while this has
+ * grown by at most 1 since; a view into a RAW chunk holds until that chunk is written. */
+uint64_t coll_env_decodes(const struct coll_env *env);
 
 /* coll_chunk_read without the hot mark: writes nothing to the chunk, for a forked child's
  * walk (an RDB file), whose every touched page would be copied. */

@@ -333,6 +333,7 @@ int coll_chunk_peek(struct coll_env *env, const struct coll_chunk *ch, const uin
     }
     for (unsigned i = 0; i < 2; i++) {
         if (env->dch[i] == ch) {
+            env->n_decodes += env->dlast != i; /* the other slot is the next decode's now */
             env->dlast = i;
             *form = env->dbuf[i];
             *len = env->dlen[i];
@@ -355,10 +356,16 @@ int coll_chunk_peek(struct coll_env *env, const struct coll_chunk *ch, const uin
         return st == TERSE_ENOMEM ? st : TERSE_ECORRUPT;
     }
     env->dlast = slot;
+    env->n_decodes++;
     env->dch[slot] = env->turn_depth > 0 ? ch : NULL;
     env->dlen[slot] = *len;
     *form = env->dbuf[slot];
     return TERSE_OK;
+}
+
+uint64_t coll_env_decodes(const struct coll_env *env)
+{
+    return env->n_decodes;
 }
 
 uint8_t *coll_env_build_buf(struct coll_env *env, size_t n)

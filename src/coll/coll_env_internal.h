@@ -38,6 +38,8 @@ struct coll_env {
     const struct coll_chunk *dch[2];
     size_t dlen[2];
     unsigned dlast;               /* the slot read last */
+    uint64_t n_decodes;           /* decodes into them and turns of dlast, ever
+                                     (coll_env_decodes) */
     uint8_t *build;               /* build buffer (owned) */
     size_t build_cap;
     uint8_t *side;                /* side buffer (owned): what an engine stages while the two

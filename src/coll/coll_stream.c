@@ -13,6 +13,7 @@
 #include "codec/codec_value.h"
 #include "codec/codec_varint.h"
 #include "coll/coll_env_internal.h"
+#include "coll/coll_pel.h"
 #include "core/core_mem.h"
 #include "store/form/store_varint.h"
 #include "terse/status.h"
@@ -162,28 +163,37 @@ static int node_rewrite(struct coll_env *env, struct coll *c, struct coll_it *it
 
 /* ---- building ---------------------------------------------------------------------------------- */
 
-/* The meta form of s: s's form with no entry and no node, in the build buffer. */
-static int meta_of(struct coll_env *env, const struct store_stream *s, const uint8_t **form,
-                   size_t *len)
+int coll_stream_meta_store(struct coll_env *env, struct coll *c, const struct store_stream *s)
 {
     struct store_stream m = *s;
+    struct store_stream_group *groups = NULL;
+    size_t len = 0;
     uint8_t *b;
+    int st;
 
     m.n_ents = 0;
     m.n_nodes = 0;
-    b = coll_env_build_buf(env, store_stream_size(&m));
-    if (b == NULL) {
-        return TERSE_ENOMEM;
+    if (s->n_groups > 0) {
+        groups = core_alloc(s->n_groups * sizeof(*groups));
+        if (groups == NULL) {
+            return TERSE_ENOMEM;
+        }
+        memcpy(groups, s->groups, s->n_groups * sizeof(*groups));
+        for (size_t i = 0; i < s->n_groups; i++) {
+            groups[i].n_pel = 0;
+        }
+        m.groups = groups;
     }
-    *form = b;
-    return store_stream_encode(&m, b, store_stream_size(&m), len);
+    b = coll_env_build_buf(env, store_stream_size(&m));
+    st = b == NULL ? TERSE_ENOMEM : store_stream_encode(&m, b, store_stream_size(&m), &len);
+    core_free(groups);
+    return st == TERSE_OK ? coll_stream_set_meta(env, c, b, len) : st;
 }
 
 int coll_stream_from_model(struct coll_env *env, const struct store_stream *s,
                            uint32_t chunk_max, struct coll **out)
 {
-    const uint8_t *mf;
-    size_t mlen, at = 0;
+    size_t at = 0;
     struct coll *c;
     int st = coll_create(env, COLL_STREAM, chunk_max, &c);
 
@@ -191,9 +201,9 @@ int coll_stream_from_model(struct coll_env *env, const struct store_stream *s,
     if (st != TERSE_OK) {
         return st;
     }
-    st = meta_of(env, s, &mf, &mlen);
+    st = coll_stream_meta_store(env, c, s);
     if (st == TERSE_OK) {
-        st = coll_stream_set_meta(env, c, mf, mlen);
+        st = coll_stream_pels_from_model(env, c, s);
     }
     for (size_t i = 0; st == TERSE_OK && i < s->n_nodes; i++) {
         const struct store_stream_node *nd = &s->nodes[i];
@@ -478,61 +488,76 @@ static int meta_split(const uint8_t *m, size_t len, size_t *at)
 
 size_t coll_stream_form_size(const struct coll *c)
 {
-    /* c->raw is every chunk's decoded bytes, the meta's with them: O(1). The meta's two zero
-     * counts give way to the entries' and the nodes'. */
-    return (size_t)((c->raw >= 2 ? c->raw - 2 : 0) + codec_varint_len(c->count) +
-                    codec_varint_len(c->tree.n_chunks));
+    /* c->raw is every chunk's decoded bytes, the meta's with them: O(1) but for the PELs.
+     * The meta's two zero counts give way to the entries' and the nodes'; a pending entry
+     * inline names its consumer by an index (10 bytes at most) where its PEL has the name
+     * (1 byte at least), and a group's count of them takes 10 bytes at most. */
+    size_t n = (size_t)((c->raw >= 2 ? c->raw - 2 : 0) + codec_varint_len(c->count) +
+                        codec_varint_len(c->tree.n_chunks));
+
+    for (const struct coll *p = c->aux; p != NULL; p = p->aux) {
+        n += (size_t)(p->raw + 10 * p->count + 10);
+    }
+    return n;
 }
 
 int coll_stream_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size_t cap,
                         size_t *out_len)
 {
-    const uint8_t *m, *form, *body;
-    size_t mlen, at, len, need = coll_stream_form_size(c);
-    uint8_t *p = out;
+    const uint8_t *form, *body;
+    uint8_t *m = NULL, *p = out;
+    size_t mlen = 0, at, len, need;
     struct store_stream_node nd;
-    int st = coll_stream_meta(env, c, &m, &mlen);
+    int st = coll_stream_meta_full(env, c, &m, &mlen);
 
     *out_len = 0;
     if (st == TERSE_OK) {
         st = meta_split(m, mlen, &at);
     }
     if (st != TERSE_OK) {
+        core_free(m);
         return st;
     }
-    if (need > cap || mlen - 2 + codec_varint_len(c->count) + codec_varint_len(c->tree.n_chunks) >
-                          need || mlen != c->meta->raw) {
+    /* The nodes' raw bytes are their headers and bodies: every chunk's but the meta's. */
+    need = (size_t)(c->raw - c->meta->raw) + mlen - 2 + codec_varint_len(c->count) +
+           codec_varint_len(c->tree.n_chunks);
+    if (need > cap || c->meta->raw > c->raw) {
+        core_free(m);
         return TERSE_ETOOBIG;
     }
-    /* The meta is copied now: a chunk read below may reuse the buffer it is in. */
     memcpy(p, m, at);
-    memcpy(out + need - (mlen - at - 2), m + at + 2, mlen - at - 2);
     p += at;
     p += codec_varint_put(p, c->count);
-    for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
+    for (struct coll_it it = coll_tree_begin(&c->tree); st == TERSE_OK && coll_it_valid(&it);
+         coll_tree_next(&it)) {
         st = node_open(env, &it, &nd, &form, &len, &body);
-        if (st != TERSE_OK) {
-            return st;
+        if (st == TERSE_OK && (size_t)(form + len - body) > (size_t)(out + need - p)) {
+            st = TERSE_ECORRUPT;
         }
-        if ((size_t)(form + len - body) > (size_t)(out + need - p)) {
-            return TERSE_ECORRUPT;
+        if (st == TERSE_OK) {
+            memcpy(p, body, (size_t)(form + len - body));
+            p += form + len - body;
         }
-        memcpy(p, body, (size_t)(form + len - body));
-        p += form + len - body;
     }
-    p += codec_varint_put(p, c->tree.n_chunks);
-    for (struct coll_it it = coll_tree_begin(&c->tree); coll_it_valid(&it); coll_tree_next(&it)) {
+    if (st == TERSE_OK) {
+        p += codec_varint_put(p, c->tree.n_chunks);
+    }
+    for (struct coll_it it = coll_tree_begin(&c->tree); st == TERSE_OK && coll_it_valid(&it);
+         coll_tree_next(&it)) {
         st = node_open(env, &it, &nd, &form, &len, &body);
-        if (st != TERSE_OK) {
-            return st;
+        if (st == TERSE_OK) {
+            p = node_header_put(p, &nd);
         }
-        p = node_header_put(p, &nd);
     }
-    if (p != out + need - (mlen - at - 2)) {
-        return TERSE_ECORRUPT; /* the descriptors' sizes disagree with the chunks */
+    if (st == TERSE_OK && p != out + need - (mlen - at - 2)) {
+        st = TERSE_ECORRUPT; /* the descriptors' sizes disagree with the chunks */
     }
-    *out_len = need;
-    return TERSE_OK;
+    if (st == TERSE_OK) {
+        memcpy(p, m + at + 2, mlen - at - 2);
+        *out_len = need;
+    }
+    core_free(m);
+    return st;
 }
 
 int coll_stream_verify(struct coll_env *env, struct coll *c)
@@ -549,7 +574,7 @@ int coll_stream_verify(struct coll_env *env, struct coll *c)
     if (st != TERSE_OK) {
         return st;
     }
-    st = store_stream_decode(&s, &a, m, mlen);
+    st = store_stream_decode_meta(&s, &a, m, mlen);
     if (st != TERSE_OK) {
         return st;
     }
@@ -580,5 +605,8 @@ int coll_stream_verify(struct coll_env *env, struct coll *c)
         st = TERSE_ECORRUPT;
     }
     store_stream_deinit(&s);
-    return st == TERSE_OK ? coll_tree_verify(&c->tree, NULL) : st;
+    if (st == TERSE_OK) {
+        st = coll_tree_verify(&c->tree, NULL);
+    }
+    return st == TERSE_OK ? coll_stream_pels_verify(env, c) : st;
 }

@@ -12,7 +12,12 @@
  * increasing. Everything else a stream has (last ID, entries added, max deleted ID, the
  * groups with their consumers and pending entries) is the stream form of the stream with no
  * entry and no node, in c->meta: one chunk outside the tree, rewritten by a command that
- * changes it (so a write to a group costs the groups' size, not the entries').
+ * changes it (so a write to a group costs the groups' size, not the entries'). The groups'
+ * pending entries are not in it: each group's are a COLL_PEL container (coll_pel.h), chained
+ * from c->aux in the meta's group order (coll_stream_pel), and the meta keeps each consumer's
+ * count of them; an XREADGROUP, XACK or XCLAIM costs the pending entries it touches, not the
+ * group's. The paths that want the stream whole (coll_stream_to_form, snapshots) write them
+ * back inline (coll_stream_meta_full).
  *
  * An XADD rewrites the last node or starts one (O(node)); a read seeks its first ID in
  * O(log n) and decodes the nodes it returns entries from; an XDEL or a trim rewrites the
@@ -43,11 +48,19 @@ int coll_stream_meta(struct coll_env *env, struct coll *c, const uint8_t **form,
  * header does not parse, or c has a meta), TERSE_ENOMEM. */
 int coll_stream_adopt_meta(struct coll_env *env, struct coll *c, const uint8_t *stored,
                            size_t len);
+/* After a load adopted the meta (and the nodes): the groups' pending entries, which a
+ * snapshot's meta holds inline, moved into their PELs (one per group, coll_stream_pel) and the
+ * meta stored without them. TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM. O(pending entries). */
+int coll_stream_adopt_pels(struct coll_env *env, struct coll *c);
 /* A new stream with no meta and no node (for a load that adopts them). */
 int coll_stream_create(struct coll_env *env, uint32_t chunk_max, struct coll **out);
 
 /* Replaces the meta form (a stream form with no entry and no node). TERSE_OK, TERSE_ENOMEM. */
 int coll_stream_set_meta(struct coll_env *env, struct coll *c, const uint8_t *form, size_t len);
+/* Stores the meta form of s as c's: s's form with no entry, no node and no pending entry (its
+ * groups' PELs hold those; their counts stay in the consumers), built in the build buffer.
+ * TERSE_OK, TERSE_ENOMEM. */
+int coll_stream_meta_store(struct coll_env *env, struct coll *c, const struct store_stream *s);
 
 /* Appends e (its ID above every entry's) to the last node or a new one, by
  * store_stream_node_full. TERSE_OK, TERSE_ECORRUPT (the last node), TERSE_ENOMEM (nothing
@@ -87,7 +100,32 @@ int coll_stream_to_form(struct coll_env *env, struct coll *c, uint8_t *out, size
                         size_t *out_len);
 
 /* Checks every chunk and the meta: forms decode, counts, keys and ID order agree, the last
- * entry is not above the last ID. TERSE_OK, TERSE_ECORRUPT, TERSE_ENOMEM. O(n). */
+ * entry is not above the last ID, the PELs verify (coll_stream_pels_verify). TERSE_OK,
+ * TERSE_ECORRUPT, TERSE_ENOMEM. O(n). */
 int coll_stream_verify(struct coll_env *env, struct coll *c);
+
+/* ---- the groups' PELs (coll_stream_pel.c) -------------------------------------------------- */
+
+/* The PEL of the meta's group gi (NULL past the last), and how many there are. */
+struct coll *coll_stream_pel(struct coll *c, size_t gi);
+size_t coll_stream_n_pels(const struct coll *c);
+/* A new empty PEL for a group inserted at gi (XGROUP CREATE), or the PEL of the group at gi
+ * dropped (XGROUP DESTROY: released, a big one freed in bounded steps). TERSE_OK, ENOMEM. */
+int coll_stream_pel_add(struct coll_env *env, struct coll *c, size_t gi);
+void coll_stream_pel_drop(struct coll_env *env, struct coll *c, size_t gi);
+/* The meta's form with every group's pending entries inline, as a stream form with no entry
+ * (a snapshot's meta chunk, coll_stream_to_form's groups): *out the caller's, freed with
+ * coll_stream_meta_full_free. TERSE_OK, TERSE_ECORRUPT (a PEL fails, names a consumer the group lacks, or the
+ * counts disagree), TERSE_ENOMEM. O(pending entries). */
+int coll_stream_meta_full(struct coll_env *env, struct coll *c, uint8_t **out, size_t *len);
+/* Frees what coll_stream_meta_full made. NULL-safe. */
+void coll_stream_meta_full_free(uint8_t *form);
+/* Every PEL verified, one per group, their records' consumers the group's and the consumers'
+ * counts theirs. O(pending entries). */
+int coll_stream_pels_verify(struct coll_env *env, struct coll *c);
+/* The PELs of s's groups built from their pending lists and chained after c's (a new stream's,
+ * or a load's). TERSE_OK, TERSE_ENOMEM (those built so far stay chained). */
+int coll_stream_pels_from_model(struct coll_env *env, struct coll *c,
+                                const struct store_stream *s);
 
 #endif /* TERSE_COLL_STREAM_H */

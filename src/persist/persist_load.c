@@ -165,7 +165,8 @@ static int chunked_create(struct coll_env *env, enum store_type type, uint64_t c
 }
 
 /* The verify of a loaded hash or set (coll_hash_verify), sorted set (coll_zset_verify, its map
- * rebuilt first when asked: an old snapshot's) or stream (coll_stream_verify): a chunk that
+ * rebuilt first when asked: an old snapshot's) or stream (coll_stream_verify, its groups'
+ * pending entries moved from the meta into their PELs first): a chunk that
  * passes its checksum was written by a terse, but not necessarily well formed (a crafted
  * file), and the engines' writes copy the rest of a chunk's form unread. The shard's env may have no codec yet (a load's shard
  * gets the server's after it, cmd_after_load.c): then one made for the check decodes the
@@ -182,7 +183,9 @@ static int loaded_verify(struct coll_env *env, struct coll *c, bool rebuild)
         }
         coll_env_set_codec(env, own);
     }
-    st = rebuild ? coll_zset_map_rebuild(env, c) : TERSE_OK;
+    st = rebuild                  ? coll_zset_map_rebuild(env, c)
+         : c->type == COLL_STREAM ? coll_stream_adopt_pels(env, c)
+                                  : TERSE_OK;
     if (st == TERSE_OK) {
         st = c->type == COLL_STREAM ? coll_stream_verify(env, c)
              : c->type == COLL_ZSET ? coll_zset_verify(env, c)

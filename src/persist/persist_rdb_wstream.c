@@ -298,7 +298,7 @@ int rdb_write_stream_coll(struct rdb_w *w, struct coll_env *env, struct coll *c)
     struct store_stream_id first = {0, 0};
     struct coll_stream_node nd;
     struct store_stream s;
-    const uint8_t *form;
+    uint8_t *form = NULL;
     size_t cap = 0, len, nodes = 0;
     uint64_t rank = 0;
     int st = TERSE_OK;
@@ -320,18 +320,18 @@ int rdb_write_stream_coll(struct rdb_w *w, struct coll_env *env, struct coll *c)
     if (st == TERSE_OK && (nodes != c->tree.n_chunks || rank != coll_count(c))) {
         st = TERSE_ECORRUPT;
     }
-    /* The meta after the nodes: its view may live in the decode buffer they used. */
+    /* The meta after the nodes, with the groups' pending entries (their PELs) inline. */
     if (st == TERSE_OK) {
-        st = coll_stream_meta(env, c, &form, &len);
+        st = coll_stream_meta_full(env, c, &form, &len);
     }
     if (st != TERSE_OK) {
         return st;
     }
     st = store_stream_decode(&s, w->alloc, form, len);
-    if (st != TERSE_OK) {
-        return st;
+    if (st == TERSE_OK) {
+        st = s.n_ents == 0 ? write_rest(w, &s, coll_count(c), first) : TERSE_ECORRUPT;
+        store_stream_deinit(&s);
     }
-    st = s.n_ents == 0 ? write_rest(w, &s, coll_count(c), first) : TERSE_ECORRUPT;
-    store_stream_deinit(&s);
+    coll_stream_meta_full_free(form);
     return st;
 }

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "codec/codec_value.h"
+#include "coll/coll_stream.h"
 #include "coll/coll_list.h"
 #include "coll/coll_zset.h"
 #include "persist/persist_save_internal.h"
@@ -124,6 +125,30 @@ static int end_stored(struct writer *w, struct coll *c, bool left, uint8_t **buf
     return codec_value_encode_raw(form, flen, *buf, *cap, len);
 }
 
+/* A stream's meta with its groups' pending entries inline (coll_stream_meta_full: a snapshot
+ * holds a PEL as the stream form's lists, loaded back into PELs), in RAW stored form in *buf. */
+static int meta_stored(struct writer *w, struct coll *c, uint8_t **buf, size_t *cap,
+                       size_t *len)
+{
+    uint8_t *form = NULL;
+    size_t flen = 0, bound;
+    int st = coll_stream_meta_full(store_coll_env(w->shard), c, &form, &flen);
+
+    *len = 0;
+    if (st != TERSE_OK) {
+        return st;
+    }
+    bound = codec_value_bound(flen);
+    if (bound > *cap) {
+        w_free(w->alloc, *buf);
+        *buf = w_alloc(w->alloc, bound);
+        *cap = *buf != NULL ? bound : 0;
+    }
+    st = *buf == NULL ? TERSE_ENOMEM : codec_value_encode_raw(form, flen, *buf, *cap, len);
+    coll_stream_meta_full_free(form);
+    return st;
+}
+
 /* The bytes one chunk takes in the record. */
 static uint64_t chunk_rec_len(uint64_t count, uint64_t key, uint64_t aux, size_t len)
 {
@@ -161,6 +186,8 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
 
     enum store_type type = store_entry_type(e);
     uint64_t shape_a, shape_b;
+    /* A sorted set's member map is saved after its order; a stream's PELs go in its meta. */
+    const struct coll *zmap = type == STORE_TYPE_ZSET ? c->aux : NULL;
 
     if (type == STORE_TYPE_LIST) {
         shape_a = c->chunk_n;
@@ -180,7 +207,7 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
     } else if (type == STORE_TYPE_STREAM && c->meta != NULL) {
         shape_a = 0;
         shape_b = 1; /* the meta chunk */
-        st = TERSE_OK;
+        st = meta_stored(w, c, &w->form, &w->form_cap, &hlen);
     } else {
         persist_w_fail(w, TERSE_EINVAL, "a chunked container of a type snapshots cannot hold");
         return;
@@ -190,7 +217,7 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
                                                    : "out of memory");
         return;
     }
-    n_chunks = c->tree.n_chunks + (hn > 0) + (tn > 0) + (c->aux != NULL ? c->aux->tree.n_chunks : 0) +
+    n_chunks = c->tree.n_chunks + (hn > 0) + (tn > 0) + (zmap != NULL ? zmap->tree.n_chunks : 0) +
                (c->meta != NULL);
     flags = (uint8_t)(PERSIST_REC_CHUNKED | ((unsigned)type << PERSIST_REC_TYPE_SHIFT) |
                       (exp != STORE_NO_EXPIRE ? PERSIST_REC_EXPIRE : 0u));
@@ -201,9 +228,9 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
         payload += chunk_rec_len(hn, 0, 0, hlen);
     }
     if (c->meta != NULL) {
-        payload += chunk_rec_len(1, 0, 0, c->meta->len);
+        payload += chunk_rec_len(1, 0, 0, hlen);
     }
-    for (const struct coll *t = c; t != NULL; t = t == c ? c->aux : NULL) {
+    for (const struct coll *t = c; t != NULL; t = t == c ? zmap : NULL) {
         for (it = coll_tree_begin(&t->tree); coll_it_valid(&it); coll_tree_next(&it)) {
             const struct coll_desc *d = coll_tree_desc(&it);
             payload += chunk_rec_len(d->count, d->key.k, chunk_aux(c, t, d), d->chunk->len);
@@ -229,9 +256,9 @@ void persist_save_coll(struct writer *w, const struct store_entry *e)
         put_chunk(&o, hn, 0, 0, w->form, hlen);
     }
     if (c->meta != NULL) {
-        put_chunk(&o, 1, 0, 0, c->meta->data, c->meta->len);
+        put_chunk(&o, 1, 0, 0, w->form, hlen);
     }
-    for (const struct coll *t = c; t != NULL; t = t == c ? c->aux : NULL) {
+    for (const struct coll *t = c; t != NULL; t = t == c ? zmap : NULL) {
         for (it = coll_tree_begin(&t->tree); coll_it_valid(&it); coll_tree_next(&it)) {
             const struct coll_desc *d = coll_tree_desc(&it);
             put_chunk(&o, d->count, d->key.k, chunk_aux(c, t, d), d->chunk->data, d->chunk->len);

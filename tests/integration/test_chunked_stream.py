@@ -97,17 +97,20 @@ def random_command(rng, ids):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("entries,nbytes,seed", [
-    ("4", "4096", 1),   # a node every four entries: thousands of nodes open and go
-    ("100", "300", 2),  # nodes closed by their listpack's bytes
-    ("0", "4096", 3),   # Redis's defaults but no entry limit
+@pytest.mark.parametrize("entries,nbytes,seed,chunk", [
+    ("4", "4096", 1, "4096"),  # a node every four entries: thousands of nodes open and go
+    ("100", "300", 2, "4096"),  # nodes closed by their listpack's bytes
+    ("0", "4096", 3, "4096"),   # Redis's defaults but no entry limit
+    ("4", "4096", 4, "64"),     # PEL chunks of one or two entries: split and merged all along
+    ("100", "300", 5, "256"),   # PEL chunks of a few entries
 ])
-def test_random_stream_commands_match_redis(spawn, entries, nbytes, seed):
+def test_random_stream_commands_match_redis(spawn, entries, nbytes, seed, chunk):
     """Thousands of random stream commands on two keys, with the same stream-node-max-entries
     and -bytes on both servers: every reply and the final streams are the same bytes, and the
-    nodes terse ends with are Redis's (XINFO's radix-tree-keys)."""
+    nodes terse ends with are Redis's (XINFO's radix-tree-keys). terse-chunk-bytes sizes the
+    groups' PEL chunks (coll_pel.h: half of it)."""
     opts = ["--stream-node-max-entries", entries, "--stream-node-max-bytes", nbytes]
-    t = spawn("terse", opts)
+    t = spawn("terse", opts + ["--terse-chunk-bytes", chunk])
     r = spawn("redis", opts)
     rng = random.Random(seed)
     ids = Ids()
@@ -209,3 +212,98 @@ def test_corrupt_stream_chunk_is_its_keys_error_alone(spawn):
             assert reply.startswith(b"-CORRUPT"), (cmd, h.show(reply))
         assert c.call("XRANGE", "good", "-", "+") == want
         assert c.call("DEL", "bad") == b":1\r\n"
+
+
+def test_big_pel_matches_redis(spawn, tmp_path):
+    """A chunked stream whose group holds 20,000 pending entries of five consumers (PEL chunks
+    of a few entries with terse-chunk-bytes 256): XACK of scattered IDs, XCLAIM, XAUTOCLAIM,
+    XPENDING (summary, ranges, by consumer, IDLE), XREADGROUP of a consumer's history, XINFO
+    (GROUPS, CONSUMERS, STREAM FULL), DELCONSUMER and DESTROY answer as redis-server's, and so
+    after DEBUG RELOAD (the PELs written inline in the snapshot and loaded back) and through
+    a DUMP restored on redis-server."""
+    t = spawn("terse", ["--dir", str(tmp_path), "--enable-debug-command", "yes",
+                        "--terse-chunk-bytes", "256"])
+    r = spawn("redis", [])
+    rng = random.Random(7)
+    n = 20000
+    cmds = [("XGROUP", "CREATE", "big", "g", "0"), ("XGROUP", "CREATE", "big", "h", "0")]
+    for i in range(0, n, 500):
+        cmds.append(("XREADGROUP", "GROUP", "g", b"c%d" % rng.randrange(5), "COUNT", 500,
+                     "STREAMS", "big", ">"))
+    cmds.append(("XREADGROUP", "GROUP", "h", "solo", "COUNT", 300, "STREAMS", "big", ">"))
+    for _ in range(300):
+        cmds.append(("XACK", "big", "g", *[b"%d-1" % rng.randrange(1, n + 1) for _ in range(5)]))
+    for _ in range(40):
+        a = rng.randrange(1, n)
+        cmds.append(("XCLAIM", "big", "g", b"c%d" % rng.randrange(6), 0,
+                     *[b"%d-1" % (a + k) for k in range(4)], "RETRYCOUNT", 3, "JUSTID"))
+        cmds.append(("XAUTOCLAIM", "big", "g", b"c%d" % rng.randrange(6), 0, b"%d" % a,
+                     "COUNT", 7, "JUSTID"))
+    cmds += [("XDEL", "big", "100-1", "101-1", "102-1"),
+             ("XAUTOCLAIM", "big", "g", "c1", 0, "0", "COUNT", 200, "JUSTID"),
+             ("XCLAIM", "big", "g", "c2", 0, "5-1", "6-1", "FORCE", "JUSTID")]
+    reads = [("XPENDING", "big", "g"), ("XPENDING", "big", "h"),
+             ("XPENDING", "big", "g", "-", "+", 50), ("XPENDING", "big", "g", "9000", "+", 30),
+             ("XPENDING", "big", "g", "-", "+", 40, "c3"),
+             ("XPENDING", "big", "g", "IDLE", 0, "-", "+", 10, "c0"),
+             ("XINFO", "GROUPS", "big"), ("XINFO", "CONSUMERS", "big", "g"),
+             ("XREADGROUP", "GROUP", "g", "c4", "COUNT", 20, "STREAMS", "big", "12000"),
+             ("XINFO", "STREAM", "big", "FULL", "COUNT", 0)]
+    with t.raw() as c, r.raw() as o:
+        for s in (c, o):
+            fill(s, "big", n)
+        for cmd in cmds:
+            assert c.call(*cmd) == o.call(*cmd), cmd
+
+        def same(label):
+            for cmd in reads:
+                got = [norm(cmd, decode_one(x.call(*cmd))) for x in (c, o)]
+                assert got[0] == got[1], (label, cmd)
+
+        same("live")
+        assert c.call("DEBUG", "RELOAD") == b"+OK\r\n"
+        same("after DEBUG RELOAD")
+        payload = decode_one(c.call("DUMP", "big"))
+        assert o.call("RESTORE", "copy", 0, payload) == b"+OK\r\n"
+        for cmd in (("XPENDING", "copy", "g", "-", "+", 20000), ("XPENDING", "copy", "g")):
+            assert (norm(cmd, decode_one(o.call(*cmd))) ==
+                    norm(cmd, decode_one(o.call(cmd[0], "big", *cmd[2:])))), cmd
+        for cmd in (("XGROUP", "DELCONSUMER", "big", "g", "c3"), ("XPENDING", "big", "g"),
+                    ("XGROUP", "DESTROY", "big", "h"), ("XINFO", "GROUPS", "big"),
+                    ("XACK", "big", "g", *[b"%d-1" % i for i in range(1, n + 1, 3)]),
+                    ("XPENDING", "big", "g")):
+            got = [norm(cmd, decode_one(x.call(*cmd))) for x in (c, o)]
+            assert got[0] == got[1], cmd
+
+
+def norm(cmd, v):
+    """A reply without what each server's clock wrote (XPENDING's idle times, XINFO's idle and
+    seen times and delivery times: unix ms, as big as now) nor XINFO STREAM's
+    radix-tree-nodes."""
+    if cmd[0] == "XPENDING" and len(cmd) > 3 and isinstance(v, list):
+        return [e[:2] + [0] + e[3:] for e in v]
+    if cmd[0] == "XINFO":
+        if b"radix-tree-nodes" in v:  # the nodes of Redis's radix tree (terse has none)
+            i = v.index(b"radix-tree-nodes")
+            v = v[:i] + v[i + 2:]
+        return strip_times(v)
+    return v
+
+
+def strip_times(v):
+    """A reply with the values after idle/seen-time/inactive/delivery-time names dropped."""
+    if isinstance(v, list):
+        out, skip = [], False
+        for x in v:
+            if skip:
+                skip = False
+                continue
+            if x in (b"idle", b"seen-time", b"active-time", b"inactive"):
+                skip = True
+                out.append(x)
+                continue
+            out.append(strip_times(x))
+        return out
+    if isinstance(v, int) and v > 10 ** 12:
+        return 0  # a delivery time
+    return v

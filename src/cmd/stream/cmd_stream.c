@@ -320,6 +320,7 @@ long cmd_stream_consumer_touch(struct cmd_call *c, const struct resp_slice *key,
         cmd_reply_status(c, TERSE_ENOMEM);
         return -1;
     }
+    cmd_stream_pel_forget(s); /* the consumers after it moved */
     cmd_changed(c, CMD_NOTIFY_STREAM, "xgroup-createconsumer", key);
     return (long)at;
 }

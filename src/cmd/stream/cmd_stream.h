@@ -65,6 +65,34 @@ struct cmd_stream_nodes {
 void cmd_stream_nodes_begin(const struct store_stream *s, struct cmd_stream_nodes *it);
 bool cmd_stream_nodes_next(const struct store_stream *s, struct cmd_stream_nodes *it,
                            size_t *live);
+/* ---- a group's pending entries, one value or chunked (cmd_stream_pel.c) -------------------- */
+
+/* Pending entries of g, and the rank of the first whose ID is >= id (*found: it is id). */
+size_t cmd_stream_pel_len(const struct store_stream *s, const struct store_stream_group *g);
+size_t cmd_stream_pel_find(const struct store_stream *s, const struct store_stream_group *g,
+                           const struct store_stream_id *id, bool *found);
+/* The pending entry of rank k (< len), a copy. When its chunk fails to read, a stand-in, and
+ * cmd_stream_failed answers the error. */
+struct store_stream_pending cmd_stream_pel_at(const struct store_stream *s,
+                                              const struct store_stream_group *g, size_t k);
+/* Puts p at rank at (from pel_find): replacing the entry there when there, else inserting.
+ * Removes the entry of rank at. The consumers' counts follow. TERSE_OK or a status (ENOMEM;
+ * CORRUPT for a chunk that fails), nothing changed then. */
+int cmd_stream_pel_put(struct store_stream *s, struct store_stream_group *g, size_t at,
+                       bool there, const struct store_stream_pending *p);
+int cmd_stream_pel_remove(struct store_stream *s, struct store_stream_group *g, size_t at);
+/* A consumer was added to a group of s: pending entries read before name the old indexes. */
+void cmd_stream_pel_forget(const struct store_stream *s);
+/* XGROUP DELCONSUMER: removes consumer ci of g and its pending entries (*n_pending: how many).
+ * TERSE_OK or a status (the entries taken out before it stay out, the consumer stays). */
+int cmd_stream_consumer_del(struct store_stream *s, struct store_stream_group *g, size_t ci,
+                            size_t *n_pending);
+/* XGROUP CREATE and DESTROY: a group inserted at at (from store_stream_group_find), with its
+ * PEL when chunked; the group at at removed, with its PEL. TERSE_OK or TERSE_ENOMEM. */
+int cmd_stream_group_add(struct store_stream *s, size_t at, const uint8_t *name, size_t len,
+                         struct store_stream_id last_id, int64_t entries_read);
+void cmd_stream_group_del(struct store_stream *s, size_t at);
+
 /* cmd_stream_load's step for a chunked stream at entry e: 0, or -1 when it replied. */
 int cmd_stream_load_big(struct cmd_call *c, const struct resp_slice *key,
                         const struct store_entry *e, struct store_stream *s);

@@ -17,6 +17,7 @@
  * valid until the next node read.
  */
 #include "cmd/stream/cmd_stream.h"
+#include "cmd/stream/cmd_stream_big.h"
 
 #include <string.h>
 
@@ -24,25 +25,19 @@
 #include "cmd/core/cmd_lookup.h"
 #include "cmd/core/cmd_util.h"
 #include "cmd/core/cmd_value.h"
+#include "coll/coll_pel.h"
 #include "coll/coll_stream.h"
 #include "store/store.h"
 #include "terse/status.h"
-
-struct cmd_stream_big {
-    struct coll *co;
-    struct coll_env *env;
-    struct coll_stream_node node; /* the node last read, when cached */
-    bool cached;
-    struct store_stream_entry *ents; /* its entries; grown by coll_stream_read_node, owned here */
-    size_t cap;
-    int bad;       /* a status a read met (cmd_stream_failed replies it), 0: none */
-    bool appended; /* this command appended an entry (undone when the store fails) */
-};
 
 void cmd_stream_big_free(struct cmd_server *srv)
 {
     if (srv->stream_big != NULL) {
         coll_stream_ents_free(srv->stream_big->ents);
+        coll_pel_recs_free(srv->stream_big->recs);
+        if (srv->stream_big->pends != NULL) {
+            srv->alloc.free(srv->alloc.opaque, srv->stream_big->pends);
+        }
         srv->alloc.free(srv->alloc.opaque, srv->stream_big);
         srv->stream_big = NULL;
     }
@@ -77,6 +72,7 @@ int cmd_stream_load_big(struct cmd_call *c, const struct resp_slice *key,
             return -1;
         }
         memset(b, 0, sizeof(*b));
+        b->alloc = c->srv->alloc;
         c->srv->stream_big = b;
     }
     st = coll_stream_meta(env, co, &m, &mlen);
@@ -85,7 +81,7 @@ int cmd_stream_load_big(struct cmd_call *c, const struct resp_slice *key,
     }
     if (st == TERSE_OK) {
         memcpy(c->srv->scratch, m, mlen);
-        st = store_stream_decode(s, &c->srv->alloc, c->srv->scratch, mlen);
+        st = store_stream_decode_meta(s, &c->srv->alloc, c->srv->scratch, mlen);
     }
     if (st == TERSE_OK && (s->n_ents != 0 || s->n_nodes != 0)) {
         st = TERSE_ECORRUPT;
@@ -97,6 +93,8 @@ int cmd_stream_load_big(struct cmd_call *c, const struct resp_slice *key,
     b->co = co;
     b->env = env;
     b->cached = false;
+    b->pel = NULL;
+    b->pcached = false;
     b->bad = 0;
     b->appended = false;
     s->ext = b;
@@ -138,7 +136,8 @@ const struct store_stream_entry *cmd_stream_at(const struct store_stream *s, siz
     if (b == NULL) {
         return &s->ents[k];
     }
-    if (b->cached && k >= b->node.first_rank && k - b->node.first_rank < b->node.n) {
+    if (b->cached && k >= b->node.first_rank && k - b->node.first_rank < b->node.n &&
+        coll_env_decodes(b->env) - b->node_turns <= 1) {
         return &b->ents[k - b->node.first_rank];
     }
     b->cached = false;
@@ -149,6 +148,7 @@ const struct store_stream_entry *cmd_stream_at(const struct store_stream *s, siz
         return &none; /* the reply is replaced by the error (cmd_stream_failed) */
     }
     b->cached = true;
+    b->node_turns = coll_env_decodes(b->env);
     return &b->ents[k - b->node.first_rank];
 }
 

@@ -9,6 +9,7 @@
 
 #include "cmd/stream/cmd_stream.h"
 #include "cmd/core/cmd_util.h"
+#include "cmd/core/cmd_value.h"
 #include "cmd/mech/cmd_feed.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
@@ -92,26 +93,43 @@ static int xclaim_options(struct cmd_call *c, size_t j, struct claim_opts *o)
     return 0;
 }
 
-/* Gives pending entry k of g to the consumer named by argv[3] (created or touched on the first
- * claim: *ci < 0 until then), as a delivery at o->delivery_ms. 0, or -1 out of memory
- * (replied, after withdrawing to mark). */
+/* Gives the pending entry of rank k of g (there), or a new one for id (FORCE: not there), to
+ * the consumer named by argv[3] (created or touched on the first claim: *ci < 0 until then),
+ * as a delivery at o->delivery_ms; *out gets it. TERSE_OK, a status a chunked PEL met (not
+ * replied), or CLAIM_REPLIED (out of memory, replied after withdrawing to mark). */
+#define CLAIM_REPLIED 1
 static int claim_one(struct cmd_call *c, struct store_stream *s, struct store_stream_group *g,
-                     size_t k, long *ci, const struct claim_opts *o, size_t mark)
+                     size_t k, bool there, const struct store_stream_id *id, long *ci,
+                     const struct claim_opts *o, size_t mark, struct store_stream_pending *out)
 {
-    struct store_stream_pending *p;
+    struct store_stream_pending p = {*id, 0, c->now_ms, 1};
 
     if (*ci < 0 && (*ci = cmd_stream_consumer_touch(c, &c->argv[1], s, g, 3, mark)) < 0) {
-        return -1;
+        return CLAIM_REPLIED;
     }
-    p = &g->pel[k];
-    p->delivery_ms = o->delivery_ms;
+    if (there) {
+        p = cmd_stream_pel_at(s, g, k);
+    }
+    p.delivery_ms = o->delivery_ms;
     if (o->retry >= 0) {
-        p->delivery_count = (uint64_t)o->retry;
+        p.delivery_count = (uint64_t)o->retry;
     } else if (!o->justid) {
-        p->delivery_count++;
+        p.delivery_count++;
     }
-    p->consumer = (size_t)*ci;
-    return 0;
+    p.consumer = (size_t)*ci;
+    *out = p;
+    return cmd_stream_failed_status(s) != TERSE_OK ? cmd_stream_failed_status(s)
+                                                   : cmd_stream_pel_put(s, g, k, there, &p);
+}
+
+/* A claim that failed part way with status st (not CLAIM_REPLIED): a chunked stream's PEL
+ * keeps what was done, so its meta is stored for the counts to agree; then the error. */
+static void claim_failed(struct cmd_call *c, struct store_stream *s, int st, size_t mark)
+{
+    if (s->ext == NULL || cmd_stream_store_or_withdraw(c, &c->argv[1], s, mark) == 0) {
+        c->out->len = mark;
+        cmd_value_reply_bad(c, &c->argv[1], st);
+    }
 }
 
 /* A claimed entry as XCLAIM and XAUTOCLAIM reply it: its ID (JUSTID) or the entry. */
@@ -135,6 +153,7 @@ void cmd_stream_xclaim(struct cmd_call *c)
     size_t j, n = 0, hdr, mark = c->out->len, feed_mark = c->srv->feed.n_ops;
     long ci = -1;
     bool changed = false, moved = false, kept = false;
+    int st;
 
     if (claim_group(c, &s, &g) != 0 ||
         cmd_ll_or_reply(c, 4, &o.min_idle, "ERR Invalid min-idle-time argument for XCLAIM") !=
@@ -158,41 +177,40 @@ void cmd_stream_xclaim(struct cmd_call *c)
     for (size_t i = 5; i < j; i++) {
         bool there;
         size_t k, at;
+        struct store_stream_pending pe = {{0, 0}, 0, 0, 0};
         (void)cmd_stream_parse_id(&c->argv[i], 0, true, NULL, &id);
-        k = store_stream_pel_find(g, &id, &there);
+        k = cmd_stream_pel_find(&s, g, &id, &there);
+        if (there) {
+            pe = cmd_stream_pel_at(&s, g, k);
+        }
         at = cmd_stream_find(&s, &id);
         if (at == cmd_stream_len(&s)) {
             if (there) {
-                cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &g->pel[k]);
+                cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &pe);
                 moved = false; /* the XCLAIM carries LASTID */
-                store_stream_pel_remove(g, k);
+                if ((st = cmd_stream_pel_remove(&s, g, k)) != TERSE_OK) {
+                    claim_failed(c, &s, st, mark);
+                    goto done;
+                }
                 changed = true;
             }
             continue;
         }
-        if (there && o.min_idle != 0 && c->now_ms - g->pel[k].delivery_ms < o.min_idle) {
+        if (there && o.min_idle != 0 && c->now_ms - pe.delivery_ms < o.min_idle) {
             continue;
         }
         if (!there && !o.force) {
             continue;
         }
-        if (!there) {
-            struct store_stream_pending p = {id, 0, c->now_ms, 1};
-            if (ci < 0 && (ci = cmd_stream_consumer_touch(c, &c->argv[1], &s, g, 3, mark)) < 0) {
-                goto done;
+        st = claim_one(c, &s, g, k, there, &id, &ci, &o, mark, &pe);
+        if (st != TERSE_OK) {
+            if (st != CLAIM_REPLIED) {
+                claim_failed(c, &s, st, mark);
             }
-            p.consumer = (size_t)ci;
-            if (store_stream_pel_insert(&s, g, k, &p) != TERSE_OK) {
-                c->out->len = mark;
-                cmd_reply_status(c, TERSE_ENOMEM);
-                goto done;
-            }
-        }
-        if (claim_one(c, &s, g, k, &ci, &o, mark) != 0) {
             goto done;
         }
         claim_write(c, &s, at, o.justid);
-        cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &g->pel[k]);
+        cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &pe);
         moved = false;
         n++;
         changed = true;
@@ -224,9 +242,10 @@ void cmd_stream_xautoclaim(struct cmd_call *c)
     long long count = 100, attempts;
     bool kept = false;
     size_t k, cap, n = 0, n_gone = 0, *claimed = NULL, mark = c->out->len;
-    size_t feed_mark = c->srv->feed.n_ops;
+    size_t feed_mark = c->srv->feed.n_ops, len;
     long ci = -1;
     bool there;
+    int st;
 
     if (cmd_ll_or_reply(c, 4, &o.min_idle, "ERR Invalid min-idle-time argument for XAUTOCLAIM") !=
             0 ||
@@ -254,7 +273,8 @@ void cmd_stream_xautoclaim(struct cmd_call *c)
     if (claim_group(c, &s, &g) != 0) {
         goto done;
     }
-    cap = (size_t)(count < (long long)g->n_pel ? count : (long long)g->n_pel) + 1;
+    len = cmd_stream_pel_len(&s, g);
+    cap = (size_t)(count < (long long)len ? count : (long long)len) + 1;
     gone = c->srv->alloc.alloc(c->srv->alloc.opaque, cap * sizeof(*gone));
     claimed = c->srv->alloc.alloc(c->srv->alloc.opaque, cap * sizeof(*claimed));
     if (gone == NULL || claimed == NULL) {
@@ -265,30 +285,39 @@ void cmd_stream_xautoclaim(struct cmd_call *c)
     o.delivery_ms = c->now_ms;
     attempts = count * AUTOCLAIM_ATTEMPTS_FACTOR;
     c->feed |= CMD_FEED_PREVENT; /* fed as the XCLAIMs of what it did (cmd_stream_feed.c) */
-    for (k = store_stream_pel_find(g, &start, &there);
-         attempts-- > 0 && count > 0 && k < g->n_pel;) {
-        size_t at = cmd_stream_find(&s, &g->pel[k].id);
+    for (k = cmd_stream_pel_find(&s, g, &start, &there);
+         attempts-- > 0 && count > 0 && k < len && cmd_stream_failed_status(&s) == TERSE_OK;) {
+        struct store_stream_pending pe = cmd_stream_pel_at(&s, g, k);
+        size_t at = cmd_stream_find(&s, &pe.id);
         if (at == cmd_stream_len(&s)) {
-            gone[n_gone++] = g->pel[k].id;
-            cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &g->pel[k]);
-            store_stream_pel_remove(g, k);
+            gone[n_gone++] = pe.id;
+            cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &pe);
+            if ((st = cmd_stream_pel_remove(&s, g, k)) != TERSE_OK) {
+                claim_failed(c, &s, st, mark);
+                goto done;
+            }
+            len--;
             count--;
             continue;
         }
-        if (o.min_idle != 0 && c->now_ms - g->pel[k].delivery_ms < o.min_idle) {
+        if (o.min_idle != 0 && c->now_ms - pe.delivery_ms < o.min_idle) {
             k++;
             continue;
         }
-        if (claim_one(c, &s, g, k, &ci, &o, mark) != 0) {
+        st = claim_one(c, &s, g, k, true, &pe.id, &ci, &o, mark, &pe);
+        if (st != TERSE_OK) {
+            if (st != CLAIM_REPLIED) {
+                claim_failed(c, &s, st, mark);
+            }
             goto done;
         }
         claimed[n++] = at;
-        cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &g->pel[k]);
+        cmd_stream_feed_claim(c, &c->argv[1], &c->argv[2], g, &pe);
         count--;
         k++;
     }
-    if (k < g->n_pel) {
-        next = g->pel[k].id;
+    if (k < len && cmd_stream_failed_status(&s) == TERSE_OK) {
+        next = cmd_stream_pel_at(&s, g, k).id;
     }
     resp_write_array(c->out, 3);
     cmd_stream_write_id(c, &next);

@@ -8,6 +8,7 @@
 #include "cmd/stream/cmd_stream.h"
 #include "cmd/mech/cmd_change.h"
 #include "cmd/core/cmd_util.h"
+#include "cmd/core/cmd_value.h"
 #include "resp/resp_write.h"
 #include "terse/status.h"
 #include "cmd/core/cmd_table.h"
@@ -85,7 +86,7 @@ static int xgroup_set(struct cmd_call *c, struct store_stream *s, struct store_s
     } else {
         bool found;
         size_t at = store_stream_group_find(s, c->argv[3].p, c->argv[3].len, &found);
-        if (store_stream_group_insert(s, at, c->argv[3].p, c->argv[3].len, id, entries_read) !=
+        if (cmd_stream_group_add(s, at, c->argv[3].p, c->argv[3].len, id, entries_read) !=
             TERSE_OK) {
             cmd_reply_status(c, TERSE_ENOMEM);
             return -1;
@@ -96,9 +97,10 @@ static int xgroup_set(struct cmd_call *c, struct store_stream *s, struct store_s
 }
 
 /* The subcommands on a stream: 0 when s changed (and the reply is written), 1 when the reply
- * is written and nothing changed, -1 when it replied an error. */
+ * is written and nothing changed, -1 when it replied an error, -2 when a chunked PEL failed
+ * part way (*st; nothing replied, what was done is to be stored). */
 static int xgroup_run(struct cmd_call *c, struct store_stream *s, struct store_stream_group *g,
-                      long long entries_read)
+                      long long entries_read, int *st)
 {
     bool found;
     size_t at;
@@ -114,7 +116,7 @@ static int xgroup_run(struct cmd_call *c, struct store_stream *s, struct store_s
         if (g == NULL) {
             return 1;
         }
-        store_stream_group_remove(s, (size_t)(g - s->groups));
+        cmd_stream_group_del(s, (size_t)(g - s->groups));
         return 0;
     }
     if (cmd_arg_is(c, 1, "createconsumer") && c->argc == 5) {
@@ -134,8 +136,8 @@ static int xgroup_run(struct cmd_call *c, struct store_stream *s, struct store_s
     if (cmd_arg_is(c, 1, "delconsumer") && c->argc == 5) {
         size_t pending = 0;
         at = store_stream_consumer_find(g, c->argv[4].p, c->argv[4].len, &found);
-        if (found) {
-            store_stream_consumer_remove(g, at, &pending);
+        if (found && (*st = cmd_stream_consumer_del(s, g, at, &pending)) != TERSE_OK) {
+            return -2;
         }
         resp_write_int(c->out, (long long)pending);
         return found ? 0 : 1;
@@ -162,6 +164,7 @@ void cmd_stream_xgroup(struct cmd_call *c)
     long long entries_read = -1;
     bool mkstream = false, found = false;
     size_t mark = c->out->len;
+    int rc = 0, st = TERSE_OK;
 
     store_stream_init(&s, &c->srv->alloc);
     if (c->argc >= 4) {
@@ -194,10 +197,12 @@ void cmd_stream_xgroup(struct cmd_call *c)
         xgroup_help(c);
     } else if (c->argc < 4) {
         cmd_stream_reply_subcmd_syntax(c);
-    } else if (xgroup_run(c, &s, g, entries_read) == 0 &&
+    } else if ((rc = xgroup_run(c, &s, g, entries_read, &st)) == 0 &&
                cmd_stream_store_or_withdraw(c, &c->argv[2], &s, mark) == 0) {
         /* After the store: a stream MKSTREAM creates is a new key first, as in Redis. */
         cmd_changed(c, CMD_NOTIFY_STREAM, xgroup_event(c), &c->argv[2]);
+    } else if (rc == -2 && cmd_stream_store_or_withdraw(c, &c->argv[2], &s, mark) == 0) {
+        cmd_value_reply_bad(c, &c->argv[2], st); /* the entries taken out stay out */
     }
 done:
     store_stream_deinit(&s);
@@ -211,6 +216,7 @@ void cmd_stream_xack(struct cmd_call *c)
     struct store_stream_id id;
     size_t acked = 0, mark = c->out->len;
     bool found;
+    int st = TERSE_OK;
 
     if (cmd_stream_load(c, &c->argv[1], 0, &s, &found) != 0) {
         goto done;
@@ -231,11 +237,23 @@ void cmd_stream_xack(struct cmd_call *c)
         bool there;
         size_t at;
         (void)cmd_stream_parse_id(&c->argv[i], 0, true, NULL, &id);
-        at = store_stream_pel_find(g, &id, &there);
-        if (there) {
-            store_stream_pel_remove(g, at);
-            acked++;
+        at = cmd_stream_pel_find(&s, g, &id, &there);
+        if (there && (st = cmd_stream_pel_remove(&s, g, at)) != TERSE_OK) {
+            break;
         }
+        acked += there;
+    }
+    if (st == TERSE_OK) {
+        st = cmd_stream_failed_status(&s);
+    }
+    if (st != TERSE_OK) {
+        /* A chunked PEL keeps the entries acknowledged before: the meta's counts follow. */
+        if (acked > 0) {
+            (void)cmd_stream_store_or_withdraw(c, &c->argv[1], &s, mark);
+        }
+        c->out->len = mark;
+        cmd_value_reply_bad(c, &c->argv[1], st);
+        goto done;
     }
     resp_write_int(c->out, (long long)acked);
     if (acked > 0) {
@@ -246,20 +264,24 @@ done:
 }
 
 /* XPENDING key group: [count, first, last, [[consumer, count] ...]]. */
-static void xpending_summary(struct cmd_call *c, const struct store_stream_group *g)
+static void xpending_summary(struct cmd_call *c, const struct store_stream *s,
+                             const struct store_stream_group *g)
 {
-    size_t n = 0;
+    size_t n = 0, len = cmd_stream_pel_len(s, g);
+    struct store_stream_pending first, last;
 
     resp_write_array(c->out, 4);
-    resp_write_int(c->out, (long long)g->n_pel);
-    if (g->n_pel == 0) {
+    resp_write_int(c->out, (long long)len);
+    if (len == 0) {
         resp_write_null(c->out);
         resp_write_null(c->out);
         resp_write_null_array(c->out);
         return;
     }
-    cmd_stream_write_id(c, &g->pel[0].id);
-    cmd_stream_write_id(c, &g->pel[g->n_pel - 1].id);
+    first = cmd_stream_pel_at(s, g, 0);
+    last = cmd_stream_pel_at(s, g, len - 1);
+    cmd_stream_write_id(c, &first.id);
+    cmd_stream_write_id(c, &last.id);
     for (size_t k = 0; k < g->n_cons; k++) {
         n += store_stream_consumer_pending(g, k) > 0;
     }
@@ -289,20 +311,23 @@ static bool xpending_match(const struct cmd_call *c, const struct xpending_range
 }
 
 /* XPENDING key group [IDLE min] start end count [consumer]: [[id, consumer, idle, count]]. */
-static void xpending_range(struct cmd_call *c, const struct store_stream_group *g,
-                           const struct xpending_range *r)
+static void xpending_range(struct cmd_call *c, const struct store_stream *s,
+                           const struct store_stream_group *g, const struct xpending_range *r)
 {
     bool there;
-    size_t from = store_stream_pel_find(g, &r->start, &there), n = 0, k;
+    size_t from = cmd_stream_pel_find(s, g, &r->start, &there), n = 0, k;
+    size_t len = cmd_stream_pel_len(s, g);
 
-    for (k = from; k < g->n_pel && (long long)n < r->count &&
-                   store_stream_id_cmp(&g->pel[k].id, &r->end) <= 0;
-         k++) {
-        n += xpending_match(c, r, &g->pel[k]);
+    for (k = from; k < len && (long long)n < r->count; k++) {
+        struct store_stream_pending pe = cmd_stream_pel_at(s, g, k);
+        if (store_stream_id_cmp(&pe.id, &r->end) > 0 || cmd_stream_failed_status(s) != 0) {
+            break;
+        }
+        n += xpending_match(c, r, &pe);
     }
     resp_write_array(c->out, n);
-    for (k = from; n > 0; k++) {
-        const struct store_stream_pending *p = &g->pel[k];
+    for (k = from; n > 0 && k < len && cmd_stream_failed_status(s) == 0; k++) {
+        const struct store_stream_pending pe = cmd_stream_pel_at(s, g, k), *p = &pe;
         const struct store_stream_consumer *cons = &g->cons[p->consumer];
         long long idle = c->now_ms - p->delivery_ms;
         if (!xpending_match(c, r, p)) {
@@ -323,7 +348,7 @@ void cmd_stream_xpending(struct cmd_call *c)
     struct xpending_range r = {{0, 0}, {0, 0}, 0, 0, -1};
     struct store_stream s;
     struct store_stream_group *g = NULL;
-    size_t first = 3, consumer_arg = 0;
+    size_t first = 3, consumer_arg = 0, mark = c->out->len;
     bool found;
 
     if (c->argc != 3 && (c->argc < 6 || c->argc > 9)) {
@@ -368,7 +393,8 @@ void cmd_stream_xpending(struct cmd_call *c)
         goto done;
     }
     if (c->argc == 3) {
-        xpending_summary(c, g);
+        xpending_summary(c, &s, g);
+        (void)cmd_stream_failed(c, &c->argv[1], &s, mark);
         goto done;
     }
     if (consumer_arg != 0) {
@@ -381,7 +407,8 @@ void cmd_stream_xpending(struct cmd_call *c)
         }
         r.consumer = (long)at;
     }
-    xpending_range(c, g, &r);
+    xpending_range(c, &s, g, &r);
+    (void)cmd_stream_failed(c, &c->argv[1], &s, mark);
 done:
     store_stream_deinit(&s);
 }

@@ -59,7 +59,8 @@ static void stream_head(struct cmd_call *c, const struct store_stream *s)
 static void full_group(struct cmd_call *c, const struct store_stream *s,
                        const struct store_stream_group *g, long long count)
 {
-    size_t n = count == 0 || (unsigned long long)count > g->n_pel ? g->n_pel : (size_t)count;
+    size_t len = cmd_stream_pel_len(s, g);
+    size_t n = count == 0 || (unsigned long long)count > len ? len : (size_t)count;
 
     resp_write_map(c->out, 7);
     resp_write_cstr(c->out, "name");
@@ -68,11 +69,11 @@ static void full_group(struct cmd_call *c, const struct store_stream *s,
     kv_read(c, g);
     resp_write_cstr(c->out, "lag");
     cmd_stream_write_lag(c, s, g);
-    kv_int(c, "pel-count", (long long)g->n_pel);
+    kv_int(c, "pel-count", (long long)len);
     resp_write_cstr(c->out, "pending");
     resp_write_array(c->out, n);
     for (size_t k = 0; k < n; k++) {
-        const struct store_stream_pending *p = &g->pel[k];
+        const struct store_stream_pending pe = cmd_stream_pel_at(s, g, k), *p = &pe;
         resp_write_array(c->out, 4);
         cmd_stream_write_id(c, &p->id);
         resp_write_bulk(c->out, g->cons[p->consumer].name, g->cons[p->consumer].name_len);
@@ -91,8 +92,14 @@ static void full_group(struct cmd_call *c, const struct store_stream *s,
         kv_int(c, "pel-count", (long long)total);
         resp_write_cstr(c->out, "pending");
         resp_write_array(c->out, m);
+        /* A chunked PEL holds every consumer's entries: walked for each (Redis walks the
+         * consumer's own). A failed read ends the walk (cmd_stream_failed replies it). */
         for (size_t k = 0; m > 0; k++) {
-            const struct store_stream_pending *p = &g->pel[k];
+            const struct store_stream_pending pe =
+                k < len && cmd_stream_failed_status(s) == 0
+                    ? cmd_stream_pel_at(s, g, k)
+                    : (struct store_stream_pending){{0, 0}, ci, 0, 0};
+            const struct store_stream_pending *p = &pe;
             if (p->consumer != ci) {
                 continue;
             }
@@ -170,7 +177,7 @@ static void info_groups(struct cmd_call *c, const struct store_stream *s)
         resp_write_cstr(c->out, "name");
         resp_write_bulk(c->out, g->name, g->name_len);
         kv_int(c, "consumers", (long long)g->n_cons);
-        kv_int(c, "pending", (long long)g->n_pel);
+        kv_int(c, "pending", (long long)cmd_stream_pel_len(s, g));
         kv_id(c, "last-delivered-id", &g->last_id);
         kv_read(c, g);
         resp_write_cstr(c->out, "lag");

@@ -15,6 +15,7 @@
 
 
 #include "cmd/core/cmd_util.h"
+#include "cmd/core/cmd_value.h"
 #include "cmd/mech/cmd_block.h"
 #include "cmd/mech/cmd_feed.h"
 #include "resp/resp_write.h"
@@ -260,7 +261,8 @@ static int xread_ids(struct cmd_call *c, const struct xread_args *a, struct stor
 
 /* Delivers the entries [lo, lo + n) of s to consumer ci of g, as Redis's streamReplyWithRange
  * with a group: the group's last ID and read counter move, each entry becomes pending for ci
- * (unless noack). 0, or -1 (out of memory: the caller withdraws). */
+ * (unless noack). TERSE_OK, or the status a pending entry's write met (the caller withdraws;
+ * a chunked PEL keeps what was written before it). */
 static int deliver_new(struct cmd_call *c, struct store_stream *s, struct store_stream_group *g,
                        size_t ci, size_t lo, size_t n, bool noack)
 {
@@ -279,16 +281,15 @@ static int deliver_new(struct cmd_call *c, struct store_stream *s, struct store_
         cmd_stream_write_entry(c, cmd_stream_at(s, k));
         if (!noack) {
             bool there;
-            size_t at = store_stream_pel_find(g, id, &there);
+            size_t at = cmd_stream_pel_find(s, g, id, &there);
             struct store_stream_pending p = {*id, ci, c->now_ms, 1};
-            if (there) {
-                g->pel[at] = p;
-            } else if (store_stream_pel_insert(s, g, at, &p) != TERSE_OK) {
-                return -1;
+            int st = cmd_stream_pel_put(s, g, at, there, &p);
+            if (st != TERSE_OK) {
+                return st;
             }
         }
     }
-    return 0;
+    return TERSE_OK;
 }
 
 /* XREADGROUP as fed (cmd_stream_feed.c): the consumer a NOACK read created, each entry
@@ -306,9 +307,11 @@ static void feed_read(struct cmd_call *c, const struct resp_slice *key,
     }
     for (size_t k = lo; k < lo + n && !a->noack; k++) {
         bool there;
-        size_t at = store_stream_pel_find(g, &cmd_stream_at(s, k)->id, &there);
+        const struct store_stream_id id = cmd_stream_at(s, k)->id;
+        size_t at = cmd_stream_pel_find(s, g, &id, &there);
         if (there) {
-            cmd_stream_feed_claim(c, key, group, g, &g->pel[at]);
+            const struct store_stream_pending pe = cmd_stream_pel_at(s, g, at);
+            cmd_stream_feed_claim(c, key, group, g, &pe);
         }
     }
     if (a->noack && store_stream_id_cmp(&g->last_id, last) != 0) {
@@ -319,35 +322,46 @@ static void feed_read(struct cmd_call *c, const struct resp_slice *key,
 /* Replies consumer ci's pending entries from start on (at most count, 0: all), as Redis's
  * streamReplyWithRangeFromConsumerPEL: each is delivered again (time, count), one whose entry
  * is gone is replied [id, null]. */
-static void deliver_history(struct cmd_call *c, struct store_stream *s,
+static int deliver_history(struct cmd_call *c, struct store_stream *s,
                             struct store_stream_group *g, size_t ci,
                             const struct store_stream_id *start, long long count)
 {
     bool there;
-    size_t from = store_stream_pel_find(g, start, &there), n = 0;
+    size_t from = cmd_stream_pel_find(s, g, start, &there), n = 0;
+    size_t len = cmd_stream_pel_len(s, g);
+    int st;
 
-    for (size_t k = from; k < g->n_pel && (count == 0 || n < (size_t)count); k++) {
-        n += g->pel[k].consumer == ci;
+    /* A chunked PEL holds every consumer's entries: this walks them all from start (Redis
+     * walks the consumer's own). */
+    for (size_t k = from; k < len && (count == 0 || n < (size_t)count) &&
+                          cmd_stream_failed_status(s) == 0;
+         k++) {
+        n += cmd_stream_pel_at(s, g, k).consumer == ci;
     }
     resp_write_array(c->out, n);
-    for (size_t k = from; n > 0; k++) {
-        struct store_stream_pending *p = &g->pel[k];
+    for (size_t k = from; n > 0 && k < len && cmd_stream_failed_status(s) == 0; k++) {
+        struct store_stream_pending p = cmd_stream_pel_at(s, g, k);
         size_t at;
-        if (p->consumer != ci) {
+        if (p.consumer != ci) {
             continue;
         }
         n--;
-        at = cmd_stream_find(s, &p->id);
+        at = cmd_stream_find(s, &p.id);
         if (at == cmd_stream_len(s)) {
             resp_write_array(c->out, 2);
-            cmd_stream_write_id(c, &p->id);
+            cmd_stream_write_id(c, &p.id);
             resp_write_null_array(c->out);
             continue;
         }
         cmd_stream_write_entry(c, cmd_stream_at(s, at));
-        p->delivery_ms = c->now_ms;
-        p->delivery_count++;
+        p.delivery_ms = c->now_ms;
+        p.delivery_count++;
+        st = cmd_stream_pel_put(s, g, k, true, &p);
+        if (st != TERSE_OK) {
+            return st;
+        }
     }
+    return TERSE_OK;
 }
 
 /* Serves key k if it has something for the caller: 1 when it replied its [key, entries], 0
@@ -360,7 +374,7 @@ static int xread_serve(struct cmd_call *c, const struct xread_args *a, size_t k,
     struct store_stream_group *g = NULL;
     struct store_stream_id last_before = {0, 0};
     bool found, history = false, created = false;
-    int rc = 0;
+    int rc = 0, st = TERSE_OK;
     long ci = 0;
     size_t lo = 0, n = 0, n_cons = 0;
 
@@ -407,7 +421,7 @@ static int xread_serve(struct cmd_call *c, const struct xread_args *a, size_t k,
     }
     created = g != NULL && g->n_cons > n_cons;
     if (history) {
-        deliver_history(c, &s, g, (size_t)ci, &gt, a->count);
+        st = deliver_history(c, &s, g, (size_t)ci, &gt, a->count);
     } else {
         lo = cmd_stream_seek(&s, &gt);
         n = cmd_stream_len(&s) - lo;
@@ -419,11 +433,18 @@ static int xread_serve(struct cmd_call *c, const struct xread_args *a, size_t k,
             for (size_t j = lo; j < lo + n; j++) {
                 cmd_stream_write_entry(c, cmd_stream_at(&s, j));
             }
-        } else if (deliver_new(c, &s, g, (size_t)ci, lo, n, a->noack) != 0) {
-            c->out->len = mark;
-            cmd_reply_status(c, TERSE_ENOMEM);
-            rc = -1;
+        } else {
+            st = deliver_new(c, &s, g, (size_t)ci, lo, n, a->noack);
         }
+    }
+    if (st != TERSE_OK) {
+        /* A chunked stream's PEL keeps the entries written before the failure: its meta is
+         * stored for the counts to agree (a stream held as one value is left as it was). */
+        if (s.ext == NULL || cmd_stream_store_or_withdraw(c, key, &s, mark) == 0) {
+            c->out->len = mark;
+            cmd_value_reply_bad(c, key, st);
+        }
+        rc = -1;
     }
     if (rc == 1 && cmd_stream_failed(c, key, &s, mark) != 0) {
         rc = -1;

@@ -10,6 +10,7 @@
  * reads, so decode(encode(m)) == m for any model the edits built.
  */
 #include "store/form/store_stream.h"
+#include "store/form/store_stream_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 /* Fewest bytes each record can take in a form: what bounds a count before it is allocated. */
 #define MIN_ENTRY 5    /* ms, seq, n_pairs, two empty lengths */
 #define MIN_GROUP 6    /* name length, ms, seq, entries_read, two counts */
-#define MIN_CONSUMER 2 /* name length, seen */
+#define MIN_CONSUMER 2 /* name length, seen (and pending from version 3) */
 #define MIN_PENDING 5  /* ms, seq, consumer, delivery, count */
 #define MIN_NODE 2     /* live, slots (and lp from version 2) */
 
@@ -48,7 +49,7 @@ void store_stream_init(struct store_stream *s, const terse_allocator *alloc)
     }
 }
 
-static void arr_free(struct store_stream *s, void *p)
+void store_stream_arr_free(struct store_stream *s, void *p)
 {
     if (p != NULL) {
         s->alloc.free(s->alloc.opaque, p);
@@ -58,17 +59,17 @@ static void arr_free(struct store_stream *s, void *p)
 void store_stream_deinit(struct store_stream *s)
 {
     for (size_t i = 0; i < s->n_groups; i++) {
-        arr_free(s, s->groups[i].cons);
-        arr_free(s, s->groups[i].pel);
+        store_stream_arr_free(s, s->groups[i].cons);
+        store_stream_arr_free(s, s->groups[i].pel);
     }
-    arr_free(s, s->groups);
-    arr_free(s, s->nodes);
-    arr_free(s, s->ents);
+    store_stream_arr_free(s, s->groups);
+    store_stream_arr_free(s, s->nodes);
+    store_stream_arr_free(s, s->ents);
     store_stream_init(s, &s->alloc);
 }
 
 /* Makes room for need elements of size sz in *arr (capacity *cap), doubling. */
-static int arr_grow(struct store_stream *s, void **arr, size_t *cap, size_t need, size_t sz)
+int store_stream_arr_grow(struct store_stream *s, void **arr, size_t *cap, size_t need, size_t sz)
 {
     size_t ncap;
     void *p;
@@ -90,7 +91,7 @@ static int arr_grow(struct store_stream *s, void **arr, size_t *cap, size_t need
     if (*cap != 0) {
         memcpy(p, *arr, *cap * sz);
     }
-    arr_free(s, *arr);
+    store_stream_arr_free(s, *arr);
     *arr = p;
     *cap = ncap;
     return TERSE_OK;
@@ -186,7 +187,42 @@ int store_stream_entry_read(const uint8_t **p, const uint8_t *end, struct store_
     return st;
 }
 
-static int rd_group(struct store_stream *s, struct rd *r, struct store_stream_group *g)
+/* rd_group's last step: the consumers' pending counts counted from the list (before version
+ * 3), or checked against it. */
+static int pending_counts(struct store_stream_group *g, int version, bool meta)
+{
+    if (version < 3) {
+        for (size_t i = 0; i < g->n_pel; i++) {
+            g->cons[g->pel[i].consumer].n_pending++;
+        }
+        return TERSE_OK;
+    }
+    if (meta && g->n_pel == 0) {
+        return TERSE_OK; /* held apart: coll_stream_verify checks them against it */
+    }
+    for (size_t i = 0; i < g->n_pel; i++) {
+        struct store_stream_consumer *c = &g->cons[g->pel[i].consumer];
+        if (c->n_pending == 0) {
+            return TERSE_ECORRUPT;
+        }
+        c->n_pending--;
+    }
+    for (size_t i = 0; i < g->n_cons; i++) {
+        if (g->cons[i].n_pending != 0) {
+            return TERSE_ECORRUPT;
+        }
+    }
+    for (size_t i = 0; i < g->n_pel; i++) {
+        g->cons[g->pel[i].consumer].n_pending++;
+    }
+    return TERSE_OK;
+}
+
+/* A group. From version 3 a consumer carries its pending count: equal to its entries in the
+ * group's inline pending list, unless meta (a chunked stream's meta, whose pending entries are
+ * held apart: coll_pel.h) and the list is empty; before version 3 counted from the list. */
+static int rd_group(struct store_stream *s, struct rd *r, struct store_stream_group *g,
+                    int version, bool meta)
 {
     uint64_t er, u;
     size_t n;
@@ -199,7 +235,7 @@ static int rd_group(struct store_stream *s, struct rd *r, struct store_stream_gr
     if (rd_count(r, MIN_CONSUMER, &n) != TERSE_OK) {
         return TERSE_ECORRUPT;
     }
-    if (arr_grow(s, (void **)&g->cons, &g->cap_cons, n, sizeof(*g->cons)) != TERSE_OK) {
+    if (store_stream_arr_grow(s, (void **)&g->cons, &g->cap_cons, n, sizeof(*g->cons)) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
@@ -208,6 +244,10 @@ static int rd_group(struct store_stream *s, struct rd *r, struct store_stream_gr
             return TERSE_ECORRUPT;
         }
         c->seen_ms = (int64_t)u;
+        c->n_pending = 0;
+        if (version >= 3 && rd_u64(r, &c->n_pending) != TERSE_OK) {
+            return TERSE_ECORRUPT;
+        }
         if (i > 0 && store_stream_name_cmp(c[-1].name, c[-1].name_len, c->name,
                                            c->name_len) >= 0) {
             return TERSE_ECORRUPT;
@@ -217,7 +257,7 @@ static int rd_group(struct store_stream *s, struct rd *r, struct store_stream_gr
     if (rd_count(r, MIN_PENDING, &n) != TERSE_OK) {
         return TERSE_ECORRUPT;
     }
-    if (arr_grow(s, (void **)&g->pel, &g->cap_pel, n, sizeof(*g->pel)) != TERSE_OK) {
+    if (store_stream_arr_grow(s, (void **)&g->pel, &g->cap_pel, n, sizeof(*g->pel)) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
@@ -232,7 +272,7 @@ static int rd_group(struct store_stream *s, struct rd *r, struct store_stream_gr
         p->delivery_ms = (int64_t)dt;
         g->n_pel = i + 1;
     }
-    return TERSE_OK;
+    return pending_counts(g, version, meta);
 }
 
 /* The nodes: each of one entry at least, slots >= live, the live counts summing to n_ents. */
@@ -243,7 +283,7 @@ static int rd_nodes(struct store_stream *s, struct rd *r, int version)
     if (rd_count(r, MIN_NODE, &n) != TERSE_OK) {
         return TERSE_ECORRUPT;
     }
-    if (arr_grow(s, (void **)&s->nodes, &s->cap_nodes, n, sizeof(*s->nodes)) != TERSE_OK) {
+    if (store_stream_arr_grow(s, (void **)&s->nodes, &s->cap_nodes, n, sizeof(*s->nodes)) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
@@ -268,12 +308,12 @@ static int rd_nodes(struct store_stream *s, struct rd *r, int version)
     return total == s->n_ents ? TERSE_OK : TERSE_ECORRUPT;
 }
 
-static int decode_body(struct store_stream *s, struct rd *r)
+static int decode_body(struct store_stream *s, struct rd *r, bool meta)
 {
     size_t n;
     int st, version;
 
-    if (r->p == r->end || (*r->p != 1 && *r->p != STORE_STREAM_VERSION)) {
+    if (r->p == r->end || *r->p < 1 || *r->p > STORE_STREAM_VERSION) {
         return TERSE_ECORRUPT;
     }
     version = *r->p++;
@@ -281,7 +321,7 @@ static int decode_body(struct store_stream *s, struct rd *r)
         rd_id(r, &s->max_deleted) != TERSE_OK || rd_count(r, MIN_ENTRY, &n) != TERSE_OK) {
         return TERSE_ECORRUPT;
     }
-    if (arr_grow(s, (void **)&s->ents, &s->cap_ents, n, sizeof(*s->ents)) != TERSE_OK) {
+    if (store_stream_arr_grow(s, (void **)&s->ents, &s->cap_ents, n, sizeof(*s->ents)) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
@@ -301,7 +341,7 @@ static int decode_body(struct store_stream *s, struct rd *r)
     if (rd_count(r, MIN_GROUP, &n) != TERSE_OK) {
         return TERSE_ECORRUPT;
     }
-    if (arr_grow(s, (void **)&s->groups, &s->cap_groups, n, sizeof(*s->groups)) != TERSE_OK) {
+    if (store_stream_arr_grow(s, (void **)&s->groups, &s->cap_groups, n, sizeof(*s->groups)) != TERSE_OK) {
         return TERSE_ENOMEM;
     }
     if (n > 0) {
@@ -310,7 +350,7 @@ static int decode_body(struct store_stream *s, struct rd *r)
     for (size_t i = 0; i < n; i++) {
         struct store_stream_group *g = &s->groups[i];
         s->n_groups = i + 1; /* counted first, so deinit frees a half-read group's arrays */
-        st = rd_group(s, r, g);
+        st = rd_group(s, r, g, version, meta);
         if (st != TERSE_OK) {
             return st;
         }
@@ -322,8 +362,8 @@ static int decode_body(struct store_stream *s, struct rd *r)
     return r->p == r->end ? TERSE_OK : TERSE_ECORRUPT;
 }
 
-int store_stream_decode(struct store_stream *s, const terse_allocator *alloc,
-                        const uint8_t *form, size_t len)
+static int decode(struct store_stream *s, const terse_allocator *alloc, const uint8_t *form,
+                  size_t len, bool meta)
 {
     struct rd r;
     int st;
@@ -334,11 +374,23 @@ int store_stream_decode(struct store_stream *s, const terse_allocator *alloc,
     }
     r.p = form;
     r.end = form + len;
-    st = decode_body(s, &r);
+    st = decode_body(s, &r, meta);
     if (st != TERSE_OK) {
         store_stream_deinit(s);
     }
     return st;
+}
+
+int store_stream_decode(struct store_stream *s, const terse_allocator *alloc,
+                        const uint8_t *form, size_t len)
+{
+    return decode(s, alloc, form, len, false);
+}
+
+int store_stream_decode_meta(struct store_stream *s, const terse_allocator *alloc,
+                             const uint8_t *form, size_t len)
+{
+    return decode(s, alloc, form, len, true);
 }
 
 /* ---- encoding ----------------------------------------------------------------------------- */
@@ -369,7 +421,8 @@ size_t store_stream_size(const struct store_stream *s)
              codec_varint_len(g->n_pel);
         for (size_t k = 0; k < g->n_cons; k++) {
             n += codec_varint_len(g->cons[k].name_len) + g->cons[k].name_len +
-                 codec_varint_len((uint64_t)g->cons[k].seen_ms);
+                 codec_varint_len((uint64_t)g->cons[k].seen_ms) +
+                 codec_varint_len(g->cons[k].n_pending);
         }
         for (size_t k = 0; k < g->n_pel; k++) {
             const struct store_stream_pending *p = &g->pel[k];
@@ -404,6 +457,7 @@ static uint8_t *put_group(uint8_t *p, const struct store_stream_group *g)
     for (size_t k = 0; k < g->n_cons; k++) {
         p = put_bytes(p, g->cons[k].name, g->cons[k].name_len);
         p += codec_varint_put(p, (uint64_t)g->cons[k].seen_ms);
+        p += codec_varint_put(p, g->cons[k].n_pending);
     }
     p += codec_varint_put(p, g->n_pel);
     for (size_t k = 0; k < g->n_pel; k++) {
@@ -446,240 +500,4 @@ int store_stream_encode(const struct store_stream *s, uint8_t *out, size_t cap,
     }
     *out_len = (size_t)(p - out);
     return *out_len == need ? TERSE_OK : TERSE_ECORRUPT; /* a model the edits broke */
-}
-
-/* ---- edits -------------------------------------------------------------------------------- */
-
-/* Compares element i of arr with key: below 0, 0, above 0. */
-typedef int (*cmp_at_fn)(const void *arr, size_t i, const void *key);
-
-/* Binary search of the n sorted elements of arr: the index of the element equal to key with
- * *found, else (*found false) where key would go: the first element above it. */
-static size_t search(const void *arr, size_t n, cmp_at_fn cmp, const void *key, bool *found)
-{
-    size_t lo = 0, hi = n;
-
-    *found = false;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = cmp(arr, mid, key);
-        if (c == 0) {
-            *found = true;
-            return mid;
-        }
-        if (c < 0) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
-/* A name to look for. */
-struct name_key {
-    const uint8_t *p;
-    size_t len;
-};
-
-static int entry_cmp(const void *arr, size_t i, const void *key)
-{
-    return store_stream_id_cmp(&((const struct store_stream_entry *)arr)[i].id, key);
-}
-
-static int pending_cmp(const void *arr, size_t i, const void *key)
-{
-    return store_stream_id_cmp(&((const struct store_stream_pending *)arr)[i].id, key);
-}
-
-static int group_cmp(const void *arr, size_t i, const void *key)
-{
-    const struct store_stream_group *g = &((const struct store_stream_group *)arr)[i];
-    const struct name_key *k = key;
-
-    return store_stream_name_cmp(g->name, g->name_len, k->p, k->len);
-}
-
-static int consumer_cmp(const void *arr, size_t i, const void *key)
-{
-    const struct store_stream_consumer *c = &((const struct store_stream_consumer *)arr)[i];
-    const struct name_key *k = key;
-
-    return store_stream_name_cmp(c->name, c->name_len, k->p, k->len);
-}
-
-size_t store_stream_seek(const struct store_stream *s, const struct store_stream_id *id)
-{
-    bool found;
-
-    return search(s->ents, s->n_ents, entry_cmp, id, &found);
-}
-
-int store_stream_append(struct store_stream *s, const struct store_stream_entry *e,
-                        size_t max_entries, uint64_t max_bytes)
-{
-    struct store_stream_node *last = s->n_nodes > 0 ? &s->nodes[s->n_nodes - 1] : NULL;
-
-    if (arr_grow(s, (void **)&s->ents, &s->cap_ents, s->n_ents + 1, sizeof(*s->ents)) !=
-        TERSE_OK) {
-        return TERSE_ENOMEM;
-    }
-    if (store_stream_node_full(last, e, max_entries, max_bytes)) {
-        if (arr_grow(s, (void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof(*s->nodes)) !=
-            TERSE_OK) {
-            return TERSE_ENOMEM;
-        }
-        last = &s->nodes[s->n_nodes++];
-        last->live = 0;
-        last->slots = 0;
-        last->lp = store_stream_lp_add(NULL, e);
-    } else {
-        last->lp += store_stream_lp_add(&s->ents[s->n_ents - last->live], e);
-    }
-    last->live++;
-    last->slots++;
-    s->ents[s->n_ents++] = *e;
-    return TERSE_OK;
-}
-
-void store_stream_remove(struct store_stream *s, size_t at, size_t n)
-{
-    size_t off = 0, k = 0;
-
-    if (n == 0) {
-        return; /* the arrays may be NULL: no pointer arithmetic on them */
-    }
-    memmove(&s->ents[at], &s->ents[at + n], (s->n_ents - at - n) * sizeof(*s->ents));
-    s->n_ents -= n;
-    for (size_t i = 0; i < s->n_nodes; i++) {
-        struct store_stream_node nd = s->nodes[i];
-        size_t lo = at > off ? at : off, hi = at + n < off + nd.live ? at + n : off + nd.live;
-        off += nd.live;
-        if (lo < hi) {
-            nd.live -= hi - lo;
-        }
-        if (nd.live > 0) {
-            s->nodes[k++] = nd;
-        }
-    }
-    s->n_nodes = k;
-}
-
-size_t store_stream_group_find(const struct store_stream *s, const uint8_t *name, size_t len,
-                               bool *found)
-{
-    struct name_key k = {name, len};
-
-    return search(s->groups, s->n_groups, group_cmp, &k, found);
-}
-
-int store_stream_group_insert(struct store_stream *s, size_t at, const uint8_t *name,
-                              size_t len, struct store_stream_id last_id, int64_t entries_read)
-{
-    struct store_stream_group *g;
-
-    if (arr_grow(s, (void **)&s->groups, &s->cap_groups, s->n_groups + 1, sizeof(*s->groups)) !=
-        TERSE_OK) {
-        return TERSE_ENOMEM;
-    }
-    memmove(&s->groups[at + 1], &s->groups[at], (s->n_groups - at) * sizeof(*s->groups));
-    s->n_groups++;
-    g = &s->groups[at];
-    memset(g, 0, sizeof(*g));
-    g->name = name;
-    g->name_len = len;
-    g->last_id = last_id;
-    g->entries_read = entries_read;
-    return TERSE_OK;
-}
-
-void store_stream_group_remove(struct store_stream *s, size_t at)
-{
-    arr_free(s, s->groups[at].cons);
-    arr_free(s, s->groups[at].pel);
-    memmove(&s->groups[at], &s->groups[at + 1], (s->n_groups - at - 1) * sizeof(*s->groups));
-    s->n_groups--;
-}
-
-size_t store_stream_consumer_find(const struct store_stream_group *g, const uint8_t *name,
-                                  size_t len, bool *found)
-{
-    struct name_key k = {name, len};
-
-    return search(g->cons, g->n_cons, consumer_cmp, &k, found);
-}
-
-int store_stream_consumer_insert(struct store_stream *s, struct store_stream_group *g,
-                                 size_t at, const uint8_t *name, size_t len, int64_t seen_ms)
-{
-    if (arr_grow(s, (void **)&g->cons, &g->cap_cons, g->n_cons + 1, sizeof(*g->cons)) !=
-        TERSE_OK) {
-        return TERSE_ENOMEM;
-    }
-    memmove(&g->cons[at + 1], &g->cons[at], (g->n_cons - at) * sizeof(*g->cons));
-    g->n_cons++;
-    g->cons[at].name = name;
-    g->cons[at].name_len = len;
-    g->cons[at].seen_ms = seen_ms;
-    for (size_t i = 0; i < g->n_pel; i++) {
-        if (g->pel[i].consumer >= at) {
-            g->pel[i].consumer++;
-        }
-    }
-    return TERSE_OK;
-}
-
-void store_stream_consumer_remove(struct store_stream_group *g, size_t at, size_t *n_pending)
-{
-    size_t k = 0;
-
-    *n_pending = 0;
-    for (size_t i = 0; i < g->n_pel; i++) {
-        if (g->pel[i].consumer == at) {
-            (*n_pending)++;
-            continue;
-        }
-        g->pel[k] = g->pel[i];
-        if (g->pel[k].consumer > at) {
-            g->pel[k].consumer--;
-        }
-        k++;
-    }
-    g->n_pel = k;
-    memmove(&g->cons[at], &g->cons[at + 1], (g->n_cons - at - 1) * sizeof(*g->cons));
-    g->n_cons--;
-}
-
-size_t store_stream_pel_find(const struct store_stream_group *g, const struct store_stream_id *id,
-                             bool *found)
-{
-    return search(g->pel, g->n_pel, pending_cmp, id, found);
-}
-
-int store_stream_pel_insert(struct store_stream *s, struct store_stream_group *g, size_t at,
-                            const struct store_stream_pending *p)
-{
-    if (arr_grow(s, (void **)&g->pel, &g->cap_pel, g->n_pel + 1, sizeof(*g->pel)) != TERSE_OK) {
-        return TERSE_ENOMEM;
-    }
-    memmove(&g->pel[at + 1], &g->pel[at], (g->n_pel - at) * sizeof(*g->pel));
-    g->n_pel++;
-    g->pel[at] = *p;
-    return TERSE_OK;
-}
-
-void store_stream_pel_remove(struct store_stream_group *g, size_t at)
-{
-    memmove(&g->pel[at], &g->pel[at + 1], (g->n_pel - at - 1) * sizeof(*g->pel));
-    g->n_pel--;
-}
-
-size_t store_stream_consumer_pending(const struct store_stream_group *g, size_t ci)
-{
-    size_t n = 0;
-
-    for (size_t i = 0; i < g->n_pel; i++) {
-        n += g->pel[i].consumer == ci;
-    }
-    return n;
 }

@@ -14,7 +14,8 @@
  *             n_pending varint | pending * n                IDs strictly increasing
  *   node    = live varint (>= 1) | slots varint (>= live) | lp varint
  *   name    = len varint | bytes
- *   consumer= name | seen_ms varint (int64 as its two's complement)
+ *   consumer= name | seen_ms varint (int64 as its two's complement) | pending varint (its
+ *             entries in the group's pending list; from version 3)
  *   pending = id | consumer index varint (< n_consumers) | delivery_ms varint (int64 as above)
  *             | delivery_count varint
  *
@@ -26,7 +27,11 @@
  * to the last node unless Redis's rule opens a new one (store_stream_node_full: the listpack
  * would pass stream-node-max-bytes, or its slots reached stream-node-max-entries); a node
  * whose last entry goes is gone. A chunked stream (coll_stream.h) keeps one node per chunk.
- * Version 1 forms (no lp) load with lp counted from their live entries.
+ * Version 1 forms (no lp) load with lp counted from their live entries; versions 1 and 2 (no
+ * consumer pending counts) with the counts counted from the pending lists. A chunked stream's
+ * meta (coll_stream.h) holds its groups' pending entries apart (coll_pel.h): its pending lists
+ * are empty and its consumers' counts are those of the entries held apart
+ * (store_stream_decode_meta reads it).
  *
  * LEB128 varints, minimal spelling (store_varint.h). Names order as Redis's rax iterates:
  * bytewise, a prefix first. A stream may hold no entry (XDEL, XTRIM, XGROUP CREATE MKSTREAM):
@@ -50,7 +55,7 @@
 
 #include "terse/alloc.h"
 
-#define STORE_STREAM_VERSION 2
+#define STORE_STREAM_VERSION 3
 
 /* An entry ID: milliseconds and a sequence number. */
 struct store_stream_id {
@@ -78,6 +83,7 @@ struct store_stream_consumer {
     const uint8_t *name;   /* borrowed; name_len bytes */
     size_t name_len;
     int64_t seen_ms;       /* last time it was seen (unix ms) */
+    uint64_t n_pending;    /* its pending entries in the group (the edits below keep it) */
 };
 
 /* A pending (delivered, not acknowledged) entry of a group. */
@@ -163,6 +169,11 @@ void store_stream_deinit(struct store_stream *s);
 int store_stream_decode(struct store_stream *s, const terse_allocator *alloc,
                         const uint8_t *form, size_t len);
 
+/* store_stream_decode of a chunked stream's meta: a group with no pending entry in the form
+ * may still count some per consumer (held apart, coll_pel.h). */
+int store_stream_decode_meta(struct store_stream *s, const terse_allocator *alloc,
+                             const uint8_t *form, size_t len);
+
 /* The exact length of the model's form. */
 size_t store_stream_size(const struct store_stream *s);
 
@@ -216,10 +227,14 @@ size_t store_stream_pel_find(const struct store_stream_group *g, const struct st
 int store_stream_pel_insert(struct store_stream *s, struct store_stream_group *g, size_t at,
                             const struct store_stream_pending *p);
 
+/* Replaces the pending entry at index at with p (its ID the same; its consumer may change). */
+void store_stream_pel_set(struct store_stream_group *g, size_t at,
+                          const struct store_stream_pending *p);
+
 /* Removes the pending entry at index at. */
 void store_stream_pel_remove(struct store_stream_group *g, size_t at);
 
-/* Pending entries of consumer ci in g. */
+/* Pending entries of consumer ci in g: O(1). */
 size_t store_stream_consumer_pending(const struct store_stream_group *g, size_t ci);
 
 #endif /* TERSE_STORE_STREAM_H */

@@ -120,7 +120,14 @@ static void model_full(struct store_stream *s, const terse_allocator *a)
                      TERSE_OK);
     assert_int_equal(store_stream_consumer_insert(s, g, 2, (const uint8_t *)"c2x", 3, 0),
                      TERSE_OK);
-    g->pel[3].consumer = 0;
+    {
+        struct store_stream_pending p = g->pel[3];
+        p.consumer = 0; /* to c1: the counts follow (c1 1, c2 3) */
+        store_stream_pel_set(g, 3, &p);
+    }
+    assert_int_equal(store_stream_consumer_pending(g, 0), 1);
+    assert_int_equal(store_stream_consumer_pending(g, 1), 3);
+    assert_int_equal(store_stream_consumer_pending(g, 2), 0);
 }
 
 static uint8_t *encode_whole(const struct store_stream *s, size_t *len)
@@ -323,7 +330,7 @@ static void node_slots_short(struct store_stream *s)
 
 static void test_structure_refused(void **state)
 {
-    uint8_t bad_version[] = {3, 0, 0, 0, 0, 0, 0, 0, 0};
+    uint8_t bad_version[] = {STORE_STREAM_VERSION + 1, 0, 0, 0, 0, 0, 0, 0, 0};
     uint8_t v1[] = {1, 0, 0, 0, 0, 0, 0, 0, 0}; /* version 1 forms (no node sizes) still load */
     uint8_t ok[] = {STORE_STREAM_VERSION, 0, 0, 0, 0, 0, 0, 0, 0};
     uint8_t huge_count[] = {STORE_STREAM_VERSION, 0, 0, 0, 0, 0, 0x80, 0x80, 0x01, 0, 0};
@@ -409,6 +416,47 @@ static void test_edits(void **state)
     store_stream_deinit(&s);
 }
 
+/* Version 3's consumer counts: checked against the pending list; a meta (the list held
+ * apart) keeps them as they are; a count off by one is refused either way. */
+static void test_pending_counts(void **state)
+{
+    struct store_stream s, d;
+    uint8_t *form;
+    size_t len, n_pel;
+
+    (void)state;
+    model_full(&s, NULL);
+    form = encode_whole(&s, &len);
+    assert_int_equal(store_stream_decode(&d, NULL, form, len), TERSE_OK);
+    assert_int_equal(store_stream_consumer_pending(&d.groups[0], 0), 1);
+    assert_int_equal(store_stream_consumer_pending(&d.groups[0], 1), 3);
+    store_stream_deinit(&d);
+    free(form);
+    /* the list left out, the counts kept: a meta's form */
+    n_pel = s.groups[0].n_pel;
+    s.groups[0].n_pel = 0;
+    form = encode_whole(&s, &len);
+    assert_int_equal(store_stream_decode(&d, NULL, form, len), TERSE_ECORRUPT);
+    assert_int_equal(store_stream_decode_meta(&d, NULL, form, len), TERSE_OK);
+    assert_int_equal(d.groups[0].n_pel, 0);
+    assert_int_equal(store_stream_consumer_pending(&d.groups[0], 1), 3);
+    store_stream_deinit(&d);
+    free(form);
+    s.groups[0].n_pel = n_pel;
+    s.groups[0].cons[2].n_pending++; /* c2x counts one it does not have */
+    form = encode_whole(&s, &len);
+    assert_int_equal(store_stream_decode(&d, NULL, form, len), TERSE_ECORRUPT);
+    assert_int_equal(store_stream_decode_meta(&d, NULL, form, len), TERSE_ECORRUPT);
+    free(form);
+    s.groups[0].cons[2].n_pending--;
+    s.groups[0].cons[1].n_pending--;
+    s.groups[0].cons[2].n_pending++; /* the right total, the wrong consumer */
+    form = encode_whole(&s, &len);
+    assert_int_equal(store_stream_decode(&d, NULL, form, len), TERSE_ECORRUPT);
+    free(form);
+    store_stream_deinit(&s);
+}
+
 static void test_decode_oom(void **state)
 {
     struct store_stream s, d;
@@ -448,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_truncations_and_changes),
         cmocka_unit_test(test_structure_refused),
         cmocka_unit_test(test_edits),
+        cmocka_unit_test(test_pending_counts),
         cmocka_unit_test(test_decode_oom),
     };
 
