@@ -74,6 +74,8 @@ bench-storm: $(SERVER)
 #   make bench-big                            list, hash, set, zset of 1,000,000 elements
 #   make bench-big BIG_ARGS="-n 100000 --types zset"     a quick run
 #   make bench-big BIG_ARGS="--incompressible"           random bytes instead of the corpus
+#   make bench-big BIG_ARGS="--types pel -n 200000"     a stream whose group holds 100,000
+#                                                        pending entries (--pel)
 BIG_ARGS ?=
 .PHONY: bench-big
 bench-big: $(SERVER)
