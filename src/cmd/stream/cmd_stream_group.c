@@ -318,7 +318,10 @@ static void xpending_range(struct cmd_call *c, const struct store_stream *s,
     size_t from = cmd_stream_pel_find(s, g, &r->start, &there), n = 0, k;
     size_t len = cmd_stream_pel_len(s, g);
 
-    for (k = from; k < len && (long long)n < r->count; k++) {
+    /* By consumer: no further than all its entries (Redis walks the consumer's own PEL). */
+    size_t most = r->consumer < 0 ? len : (size_t)g->cons[r->consumer].n_pending;
+
+    for (k = from; k < len && (long long)n < r->count && n < most; k++) {
         struct store_stream_pending pe = cmd_stream_pel_at(s, g, k);
         if (store_stream_id_cmp(&pe.id, &r->end) > 0 || cmd_stream_failed_status(s) != 0) {
             break;

@@ -331,10 +331,10 @@ static int deliver_history(struct cmd_call *c, struct store_stream *s,
     size_t len = cmd_stream_pel_len(s, g);
     int st;
 
-    /* A chunked PEL holds every consumer's entries: this walks them all from start (Redis
-     * walks the consumer's own). */
+    /* A chunked PEL holds every consumer's entries: this walks them from start (Redis walks
+     * the consumer's own), and stops once it has met all the consumer has (none: at once). */
     for (size_t k = from; k < len && (count == 0 || n < (size_t)count) &&
-                          cmd_stream_failed_status(s) == 0;
+                          n < g->cons[ci].n_pending && cmd_stream_failed_status(s) == 0;
          k++) {
         n += cmd_stream_pel_at(s, g, k).consumer == ci;
     }
