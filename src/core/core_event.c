@@ -138,6 +138,13 @@ void core_loop_del(struct core_loop *l, int fd)
     l->slots[fd].mask = 0;
 }
 
+bool core_loop_ready(struct core_loop *l)
+{
+    struct epoll_event ev; /* level-triggered: a peek loses nothing the next poll reports */
+
+    return epoll_wait(l->epfd, &ev, 1, 0) > 0;
+}
+
 int core_loop_poll(struct core_loop *l, int timeout_ms)
 {
     /* A poll from inside a callback must not overwrite the batch the outer poll walks. */

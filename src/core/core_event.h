@@ -8,6 +8,8 @@
 #ifndef TERSE_CORE_EVENT_H
 #define TERSE_CORE_EVENT_H
 
+#include <stdbool.h>
+
 #include <stdint.h>
 
 enum core_event_mask { CORE_EV_READ = 1, CORE_EV_WRITE = 2 };
@@ -29,5 +31,8 @@ void core_loop_del(struct core_loop *l, int fd);
 /* Waits up to timeout_ms (-1 forever) and runs the callbacks of ready fds. Returns the number
  * of events handled, or -1 when epoll_wait fails for a reason other than EINTR. */
 int core_loop_poll(struct core_loop *l, int timeout_ms);
+/* Whether an fd is ready now (the next poll would not wait), without running anything: what
+ * background work asks between its steps, to give way to clients. */
+bool core_loop_ready(struct core_loop *l);
 
 #endif /* TERSE_CORE_EVENT_H */

@@ -38,6 +38,11 @@ static uint64_t hook_now_us(void *arg)
     return core_time_mono_us();
 }
 
+static bool hook_input_ready(void *arg)
+{
+    return core_loop_ready(((struct srv *)arg)->loop);
+}
+
 /* Resident set size from /proc/self/statm, in bytes (0 if unavailable). */
 static uint64_t rss_bytes(void)
 {
@@ -240,6 +245,7 @@ void srv_hooks_install(struct srv *s)
     h->srv = s;
     h->now_ms = hook_now_ms;
     h->now_us = hook_now_us;
+    h->input_ready = hook_input_ready;
     h->now_unix_us = hook_now_unix_us;
     h->sysinfo = hook_sysinfo;
     h->client_io = hook_client_io;

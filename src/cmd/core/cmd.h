@@ -193,6 +193,8 @@ struct cmd_hooks {
     void *srv;                               /* passed back to every hook */
     int64_t (*now_ms)(void *srv);            /* wall clock, unix ms */
     uint64_t (*now_us)(void *srv);           /* monotonic microseconds */
+    /* Whether a client waits (an fd is ready): background steps give way. NULL: never. */
+    bool (*input_ready)(void *srv);
     /* Wall clock, unix microseconds: a command's clock (now_ms) and its timing (INFO
      * commandstats) from one read. NULL: now_ms alone, calls untimed. */
     int64_t (*now_unix_us)(void *srv);

@@ -83,18 +83,54 @@ static uint64_t chunks_pending(const struct cmd_server *srv)
     return st.n_pending;
 }
 
+size_t cmd_compress_backlog(const struct cmd_server *srv)
+{
+    return srv->shard == NULL ? 0 : store_pending_count(srv->shard) + chunks_pending(srv);
+}
+
 int cmd_compress_pending(const struct cmd_server *srv)
 {
     return srv->shard != NULL && srv->settings.compression != CMD_COMPRESS_OFF &&
            (store_pending_count(srv->shard) > 0 || chunks_pending(srv) > 0);
 }
 
+/* A background step's clock: the server's, but past any budget once a client waits (after
+ * the step's first look, which is its start), so the step ends after the value or chunk it is
+ * on and the loop serves the client: a request never waits behind more than one. */
+struct step_clock {
+    struct cmd_server *srv;
+    bool started;  /* the step's start was read */
+    bool gave_way; /* a client waited: what is left of the step waits too */
+};
+
+#define STEP_GIVE_WAY_US ((uint64_t)1 << 40)
+
+static uint64_t step_now(void *arg)
+{
+    struct step_clock *k = arg;
+    struct cmd_hooks *h = &k->srv->hooks;
+    uint64_t now = h->now_us(h->srv);
+
+    if (k->started && h->input_ready != NULL && h->input_ready(h->srv)) {
+        k->gave_way = true;
+        return now + STEP_GIVE_WAY_US;
+    }
+    k->started = true;
+    return now;
+}
+
 size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want_bytes)
 {
+    /* A step with a goal (admission, the cron at the limit) frees memory a write waits for:
+     * it does not give way. */
+    struct step_clock clock = {srv, false, false};
+    uint64_t (*now)(void *) = want_bytes == 0 && srv->hooks.now_us != NULL ? step_now
+                                                                           : srv->hooks.now_us;
+    void *now_arg = now == step_now ? (void *)&clock : srv->hooks.srv;
     /* scratch2 holds nothing between commands (and admission runs before the write uses it);
      * the write path grew it to the largest recent value, so the step needs no buffer. */
-    struct store_compress_budget b = {budget_us, srv->hooks.now_us, srv->hooks.srv, want_bytes,
-                                      srv->scratch2, srv->scratch2_cap};
+    struct store_compress_budget b = {budget_us, now, now_arg, want_bytes, srv->scratch2,
+                                      srv->scratch2_cap};
     size_t saved = 0;
 
     if (!cmd_compress_pending(srv)) {
@@ -112,11 +148,12 @@ size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want
                                              ? saved
                                              : srv->stats.stored_value_bytes;
     }
-    if (chunks_pending(srv) > 0 && (want_bytes == 0 || saved < want_bytes)) {
+    clock.started = false; /* the chunks' step reads its own start */
+    if (chunks_pending(srv) > 0 && (want_bytes == 0 || saved < want_bytes) && !clock.gave_way) {
         /* Then the chunks of big containers, in what is left of the step's time. */
         struct coll_env *env = store_coll_env(srv->shard);
         coll_env_set_codec(env, srv->codec);
-        saved += coll_compress_step(env, budget_us, srv->hooks.now_us, srv->hooks.srv,
+        saved += coll_compress_step(env, budget_us, now, now_arg,
                                     want_bytes == 0 ? 0 : want_bytes - saved);
     }
     return saved;

@@ -41,6 +41,8 @@ size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want
 /* 1 when values await background compression and terse-compression is not off (values left
  * pending by a switch to off, or loaded from a snapshot, wait until it is on again). */
 int cmd_compress_pending(const struct cmd_server *srv);
+/* Values and chunks awaiting background compression. */
+size_t cmd_compress_backlog(const struct cmd_server *srv);
 /* Redis's eviction time limit for a maxmemory-eviction-tenacity (0..100): 50 us per step up to
  * 10, then 15% more per step; UINT64_MAX (no limit) at 100. */
 uint64_t cmd_memory_evict_budget_us(int tenacity);

@@ -222,6 +222,7 @@ struct srv {
     uint64_t accept_fail_logged_us;
     int64_t last_cron_ms;
     int idle;                      /* 1 after a poll that waited and found no event */
+    uint64_t idle_step_us;         /* when the last idle compression step ran (mono us) */
     uint64_t compress_owed_us;     /* background compression time the cron granted and busy
                                       loop turns have not yet spent (srv_cron.c): spent in
                                       slices of SRV_COMPRESS_SLICE_US between events */
