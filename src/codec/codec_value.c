@@ -111,6 +111,12 @@ codec_ctx_stats(const struct codec_ctx *c, struct codec_stats *out)
 }
 
 int
+codec_ctx_level(const struct codec_ctx *c)
+{
+    return c->level;
+}
+
+int
 codec_ctx_level_set(struct codec_ctx *c, int level)
 {
     if (c == NULL || level < CODEC_LEVEL_FAST || level > CODEC_LEVEL_MAX) {

@@ -191,6 +191,8 @@ int codec_value_encode_raw(const void *src, size_t src_len, void *dst, size_t ds
  * nothing changed) or TERSE_ENOMEM (the level is unchanged). The shard's thread.
  */
 int codec_ctx_level_set(struct codec_ctx *c, int level);
+/* The level codec_value_recompress compresses at now. */
+int codec_ctx_level(const struct codec_ctx *c);
 
 /*
  * Compresses a stored RAW value (as written by codec_value_encode_raw or codec_value_encode)

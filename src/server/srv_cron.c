@@ -109,7 +109,7 @@ static void compress_slice(struct srv *s)
         return;
     }
     start = mono_us();
-    s->trim_owed += cmd_compress_step(&s->cmd, SRV_COMPRESS_SLICE_US, 0);
+    s->trim_owed += cmd_compress_slice(&s->cmd, SRV_COMPRESS_SLICE_US);
     spent = mono_us() - start;
     s->compress_owed_us -= spent < s->compress_owed_us ? spent : s->compress_owed_us;
 }

@@ -119,7 +119,9 @@ static uint64_t step_now(void *arg)
     return now;
 }
 
-size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want_bytes)
+/* The step of cmd_compress_step and cmd_compress_slice: busy, chunks at LZ4's fast level. */
+static size_t compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want_bytes,
+                            bool busy)
 {
     /* A step with a goal (admission, the cron at the limit) frees memory a write waits for:
      * it does not give way. */
@@ -152,11 +154,26 @@ size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want
     if (chunks_pending(srv) > 0 && (want_bytes == 0 || saved < want_bytes) && !clock.gave_way) {
         /* Then the chunks of big containers, in what is left of the step's time. */
         struct coll_env *env = store_coll_env(srv->shard);
+        int level = codec_ctx_level(srv->codec);
         coll_env_set_codec(env, srv->codec);
+        if (busy && level != CODEC_LEVEL_FAST) {
+            (void)codec_ctx_level_set(srv->codec, CODEC_LEVEL_FAST); /* needs no memory */
+        }
         saved += coll_compress_step(env, budget_us, now, now_arg,
                                     want_bytes == 0 ? 0 : want_bytes - saved);
+        (void)codec_ctx_level_set(srv->codec, level); /* its state exists: cannot fail */
     }
     return saved;
+}
+
+size_t cmd_compress_step(struct cmd_server *srv, uint64_t budget_us, size_t want_bytes)
+{
+    return compress_step(srv, budget_us, want_bytes, false);
+}
+
+size_t cmd_compress_slice(struct cmd_server *srv, uint64_t budget_us)
+{
+    return compress_step(srv, budget_us, 0, true);
 }
 
 /* Under noeviction: one step compacting away what deleted keys left dead in the arena.
