@@ -93,6 +93,15 @@ def random_command(rng, ids):
         return ("XGROUP", "SETID", k, b"g%d" % rng.randrange(3), ids.some(rng, k))
     if pick < 0.975:
         return ("DEL", k)
+    if pick < 0.98:
+        return ("XGROUP", "DELCONSUMER", k, b"g%d" % rng.randrange(3), b"c%d" % rng.randrange(3))
+    if pick < 0.983:
+        return ("XGROUP", "CREATECONSUMER", k, b"g%d" % rng.randrange(3),
+                b"c%d" % rng.randrange(4))
+    if pick < 0.985:
+        return ("XGROUP", "DESTROY", k, b"g%d" % rng.randrange(3))
+    if pick < 0.99:
+        return ("XINFO", "GROUPS", k)
     return ("XRANGE", k, "-", "+", "COUNT", 5)
 
 
