@@ -190,6 +190,32 @@ int coll_stream_meta_store(struct coll_env *env, struct coll *c, const struct st
     return st == TERSE_OK ? coll_stream_set_meta(env, c, b, len) : st;
 }
 
+int coll_stream_append_node(struct coll_env *env, struct coll *c,
+                            const struct store_stream_node *nd,
+                            const struct store_stream_entry *ents)
+{
+    size_t len = node_header_len(nd);
+    struct coll_it end = {NULL, 0};
+    uint8_t *b, *p;
+
+    for (size_t k = 0; k < nd->live; k++) {
+        len += store_stream_entry_size(&ents[k]);
+    }
+    if (len > UINT32_MAX / 2) {
+        return TERSE_ETOOBIG;
+    }
+    b = coll_env_build_buf(env, len);
+    if (b == NULL) {
+        return TERSE_ENOMEM;
+    }
+    p = node_header_put(b, nd);
+    for (size_t k = 0; k < nd->live; k++) {
+        p = store_stream_entry_put(p, &ents[k]);
+    }
+    /* pending, as every chunk put: the compressor's once cold */
+    return node_insert(env, c, &end, b, len, (uint32_t)nd->live, &ents[0].id);
+}
+
 int coll_stream_from_model(struct coll_env *env, const struct store_stream *s,
                            uint32_t chunk_max, struct coll **out)
 {
@@ -206,29 +232,8 @@ int coll_stream_from_model(struct coll_env *env, const struct store_stream *s,
         st = coll_stream_pels_from_model(env, c, s);
     }
     for (size_t i = 0; st == TERSE_OK && i < s->n_nodes; i++) {
-        const struct store_stream_node *nd = &s->nodes[i];
-        size_t len = node_header_len(nd);
-        uint8_t *b, *p;
-        struct coll_it end = {NULL, 0};
-
-        for (size_t k = at; k < at + nd->live; k++) {
-            len += store_stream_entry_size(&s->ents[k]);
-        }
-        if (len > UINT32_MAX / 2) {
-            st = TERSE_ETOOBIG;
-            break;
-        }
-        b = coll_env_build_buf(env, len);
-        if (b == NULL) {
-            st = TERSE_ENOMEM;
-            break;
-        }
-        p = node_header_put(b, nd);
-        for (size_t k = at; k < at + nd->live; k++) {
-            p = store_stream_entry_put(p, &s->ents[k]);
-        }
-        st = node_insert(env, c, &end, b, len, (uint32_t)nd->live, &s->ents[at].id);
-        at += nd->live;
+        st = coll_stream_append_node(env, c, &s->nodes[i], &s->ents[at]);
+        at += s->nodes[i].live;
     }
     if (st != TERSE_OK) {
         coll_destroy(env, c);

@@ -62,6 +62,15 @@ int coll_stream_set_meta(struct coll_env *env, struct coll *c, const uint8_t *fo
  * TERSE_OK, TERSE_ENOMEM. */
 int coll_stream_meta_store(struct coll_env *env, struct coll *c, const struct store_stream *s);
 
+/* Appends a whole node after the last (an RDB load keeps its file's node boundaries): nd's
+ * live entries of ents (borrowed; nd->live >= 1, slots >= live, lp as the file's listpack
+ * gives it), their IDs strictly increasing and above every entry's (the caller's to check).
+ * One chunk, pending for the compressor as coll_stream_from_model's. TERSE_OK, TERSE_ENOMEM,
+ * TERSE_ETOOBIG (past a chunk's 4 GiB): nothing changed on failure. */
+int coll_stream_append_node(struct coll_env *env, struct coll *c,
+                            const struct store_stream_node *nd,
+                            const struct store_stream_entry *ents);
+
 /* Appends e (its ID above every entry's) to the last node or a new one, by
  * store_stream_node_full. TERSE_OK, TERSE_ECORRUPT (the last node), TERSE_ENOMEM (nothing
  * changed). */
