@@ -10,8 +10,9 @@
  *   - an accepted input verifies again alone, with the same byte count (deterministic).
  *
  * The shard and the reader memory are created once and reused, as a server reuses its own.
- * Big lists, hashes, sets and sorted sets are built in chunks as read (persist_rdb_rcoll.c),
- * with chunks and a batch small enough that a fuzzer's inputs reach that path.
+ * Big lists, hashes, sets, sorted sets and streams are built in chunks as read
+ * (persist_rdb_rcoll.c), with chunks and a batch small enough that a fuzzer's inputs reach
+ * that path.
  */
 #include "persist/persist_rdb_load.h"
 

@@ -14,10 +14,11 @@
  *     gives the same value: the same type and bytes (a stream: the same type; its node slots
  *     may shrink, deleted entries are not written). The exact payload size is enough and one
  *     byte less is TERSE_ETOOBIG.
- *   - RESTORE's reader that builds a big list, hash, set or sorted set in chunks
+ *   - RESTORE's reader that builds a big list, hash, set, sorted set or stream in chunks
  *     (persist_rdb_value_read_chunked, with chunks and a batch small enough for a fuzzer's
  *     inputs) answers the same status as the form reader, and a container it gives verifies
- *     and holds the form's element count.
+ *     and holds the form's element count (a stream: its whole form is the form's, byte for
+ *     byte).
  * The reader's working memory is kept from one input to the next, as the server keeps it.
  */
 #include "persist/persist_rdb.h"
@@ -26,6 +27,7 @@
 #include "coll/coll.h"
 #include "coll/coll_hash.h"
 #include "coll/coll_list.h"
+#include "coll/coll_stream.h"
 #include "coll/coll_zset.h"
 #include "store/form/store_varint.h"
 #include "terse/status.h"
@@ -35,6 +37,23 @@
 #include <string.h>
 
 static struct persist_rdb_chunking fuzz_ck;
+
+/* A chunked stream verifies and its whole form is v's. */
+static void check_stream(const struct persist_rdb_value *c, const struct persist_rdb_value *v)
+{
+    size_t cap = coll_stream_form_size(c->coll), len = 0;
+    uint8_t *f = malloc(cap);
+
+    if (f == NULL) {
+        return;
+    }
+    if (coll_stream_verify(c->env, c->coll) != TERSE_OK ||
+        coll_stream_to_form(c->env, c->coll, f, cap, &len) != TERSE_OK || len != v->len ||
+        memcmp(f, v->p, len) != 0) {
+        abort();
+    }
+    free(f);
+}
 
 /* The chunked read of the same bytes: the same status as the form read (st, its value v), and
  * a container that verifies and holds v's element count. */
@@ -54,7 +73,15 @@ static void check_chunked(struct persist_rdb_work *w, const uint8_t *p, size_t n
     if (c.coll == NULL) {
         return;
     }
-    if (c.env != fuzz_ck.env || coll_count(c.coll) != count ||
+    if (c.env != fuzz_ck.env || c.type != v->type) {
+        abort();
+    }
+    if (c.type == STORE_TYPE_STREAM) {
+        check_stream(&c, v);
+        coll_destroy(c.env, c.coll);
+        return;
+    }
+    if (coll_count(c.coll) != count ||
         (c.type == STORE_TYPE_LIST   ? coll_list_verify(c.env, c.coll)
          : c.type == STORE_TYPE_ZSET ? coll_zset_verify(c.env, c.coll)
                                      : coll_hash_verify(c.env, c.coll)) != TERSE_OK) {

@@ -53,8 +53,9 @@ struct persist_rdb_value {
     size_t len;
     /* DUMP of a container held in chunks (p unused): the container and its environment
      * (borrowed), written a chunk at a time. An RDB file's load (persist_rdb_load_mem) and
-     * RESTORE (persist_rdb_value_read_chunked) read a big list, hash, set or sorted set into one
-     * (persist_rdb_rcoll.c) and hand it on (taken by the caller). NULL otherwise. */
+     * RESTORE (persist_rdb_value_read_chunked) read a big list, hash, set, sorted set or
+     * stream into one (persist_rdb_rcoll.c) and hand it on (taken by the caller). NULL
+     * otherwise. */
     struct coll *coll;
     struct coll_env *env;
 };
@@ -67,9 +68,9 @@ struct persist_rdb_buf {
 };
 
 /*
- * How an RDB file's load builds a big list, hash, set or sorted set: into a chunked container
- * as it reads (persist_rdb_rcoll.c), so it needs a batch of memory beside the container, not
- * the container's whole form. The shapes are the ones the command layer chunks with
+ * How an RDB file's load builds a big list, hash, set, sorted set or stream: into a chunked
+ * container as it reads (persist_rdb_rcoll.c), so it needs a batch of memory beside the
+ * container, not the container's whole form. The shapes are the ones the command layer chunks with
  * (cmd_value_load_shapes), so the container is the one the after-load pass would have cut
  * from the form.
  */
@@ -79,6 +80,9 @@ struct persist_rdb_chunking {
     struct coll_hash_shape elems; /* a hash's or set's chunks */
     size_t batch;                 /* form bytes gathered before a container is made (at least
                                      two chunks); 0: 1 MiB (tests and fuzzers go lower) */
+    size_t stream_min;            /* a stream's form bytes the after-load pass leaves one value
+                                     at or under (half stream-node-max-bytes): a smaller stream
+                                     is never built in chunks */
 };
 
 /*
@@ -142,12 +146,12 @@ int persist_rdb_payload_check(const uint8_t *payload, size_t len);
  */
 int persist_rdb_value_read(struct persist_rdb_work *w, const uint8_t *obj, size_t len,
                            struct persist_rdb_value *out, struct persist_error *err);
-/* persist_rdb_value_read for RESTORE: a big list, hash, set or sorted set (its form past ck's
- * batch) is built in ck->env as it is read (persist_rdb_rcoll.c), as an RDB file's load builds
- * it, and comes back as out->coll with out->env = ck->env: taken by the caller, who stores it
- * (store_set_coll) or destroys it (coll_destroy). ck (borrowed) NULL, or its env NULL: forms
- * only, as persist_rdb_value_read. Statuses as persist_rdb_value_read; on failure nothing is
- * kept. */
+/* persist_rdb_value_read for RESTORE: a big list, hash, set, sorted set or stream (its form
+ * past ck's batch) is built in ck->env as it is read (persist_rdb_rcoll.c), as an RDB file's
+ * load builds it, and comes back as out->coll with out->env = ck->env: taken by the caller,
+ * who stores it (store_set_coll) or destroys it (coll_destroy). ck (borrowed) NULL, or its env
+ * NULL: forms only, as persist_rdb_value_read. Statuses as persist_rdb_value_read; on failure
+ * nothing is kept. */
 int persist_rdb_value_read_chunked(struct persist_rdb_work *w,
                                    const struct persist_rdb_chunking *ck, const uint8_t *obj,
                                    size_t len, struct persist_rdb_value *out,

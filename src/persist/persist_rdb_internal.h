@@ -187,13 +187,17 @@ struct rdb_r {
     int st;
     size_t err_off;
     const char *why;
-    /* A big list, hash, set or sorted set built in chunks while read (persist_rdb_rcoll.c): */
+    /* A big list, hash, set, sorted set or stream built in chunks while read
+     * (persist_rdb_rcoll.c): */
     const struct persist_rdb_chunking *ck; /* NULL: forms only (RESTORE) */
     int co_kind;      /* the type being built, 0: none (strings, streams, no ck) */
     struct coll *co;  /* the container, NULL while the value is still a form in w->out */
     size_t co_batch;  /* form bytes in w->out that start the container, or go to it */
     size_t co_form;   /* form bytes of the elements in co (CODEC_VALUE_MAX still applies) */
-    uint64_t co_pend; /* elements in w->out not yet in co */
+    uint64_t co_pend; /* elements in w->out not yet in co; a stream's: entries in co */
+    uint64_t co_nodes;                /* a stream's nodes in co */
+    struct store_stream_id co_first;  /* a stream's first and last entry in co */
+    struct store_stream_id co_last;
 };
 
 /* One string read: p/len point into the payload, into a work buffer, or into num. */
@@ -244,7 +248,7 @@ bool rdb_elem_int(const struct rdb_elem *e, long long *v);
 /* persist_rdb_value_read of the object at p (up to end, borrowed), its type byte read there
  * when type < 0, else given (an RDB file's key sits between the two: no copy of the value is
  * made to join them); err->offset counts from base. ck (NULL: forms only): an RDB file's load
- * passes its w->load_ck, and a big list, hash, set or sorted set comes back as out->coll,
+ * passes its w->load_ck, and a big list, hash, set, sorted set or stream comes back as out->coll,
  * built in ck->env (taken by the caller: it stores or destroys it). */
 int rdb_value_read(struct persist_rdb_work *w, const struct persist_rdb_chunking *ck, int type,
                    const uint8_t *base, const uint8_t *p, const uint8_t *end,
@@ -271,6 +275,15 @@ int rdb_coll_start(struct rdb_r *r);
 int rdb_coll_end(struct rdb_r *r);
 /* Frees r->co (a failed read keeps nothing). */
 void rdb_coll_abort(struct rdb_r *r);
+/* A stream's whole nodes phase A left in w->arr (persist_rdb_rstream.c) appended to r->co (made
+ * first), one chunk each with the node's live, slots and lp, and w->arr and w->elems emptied.
+ * TERSE_OK or r's failure (TERSE_ECORRUPT: an ID not above the one before it; TERSE_ENOMEM,
+ * TERSE_ETOOBIG). */
+int rdb_coll_stream_nodes(struct rdb_r *r);
+/* A stream's end with r->co made: s (its groups, consumers and pending entries, no entry) as
+ * r->co's meta and PELs, after the checks the whole form gets (the last entry not above
+ * s->last_id, the form within CODEC_VALUE_MAX). TERSE_OK or r's failure. */
+int rdb_coll_stream_end(struct rdb_r *r, const struct store_stream *s);
 
 /* A set or a sorted set (persist_rdb_rsort.c) into w->out; *count gets its members. */
 int rdb_read_set(struct rdb_r *r, int type, uint64_t *count);

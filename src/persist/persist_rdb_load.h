@@ -20,9 +20,9 @@
  * Memory: w (the caller's reader memory, persist_rdb.h) holds values being decoded, each read
  * where it lies in buf (no copy of its bytes); a key buffer and an encoding buffer are grown
  * with w's allocator and freed before return. With w->load_ck's env set (the server sets it),
- * a big list, hash, set or sorted set is built straight into its chunked container as it is read
- * (persist_rdb_rcoll.c): stored as the key's in the insert pass, freed after its checks in the
- * verifying one, so neither pass holds its whole form.
+ * a big list, hash, set, sorted set or stream is built straight into its chunked container
+ * as it is read (persist_rdb_rcoll.c): stored as the key's in the insert pass, freed after its
+ * checks in the verifying one, so neither pass holds its whole form.
  */
 #ifndef TERSE_PERSIST_RDB_LOAD_H
 #define TERSE_PERSIST_RDB_LOAD_H

@@ -1,5 +1,5 @@
 /*
- * persist_rdb_rcoll: a big list, hash, set or sorted set of an RDB file or a RESTORE payload
+ * persist_rdb_rcoll: a big list, hash, set, sorted set or stream of an RDB file or a RESTORE
  * built into its chunked container (coll/) while it is read, so a load needs a batch of its
  * form beside the container instead of the whole form, its copies and the after-load pass's
  * conversion.
@@ -18,9 +18,16 @@
  *   set   each member put likewise (SADD)
  *   zset  each member added as ZADD NX adds it (coll_zset_add: its order and member map)
  *
- * Streams stay forms: the after-load pass chunks them. The form bytes moved are counted, so a
- * value past CODEC_VALUE_MAX is still TERSE_ETOOBIG, as its form would be. On any failure the
- * caller frees the container (rdb_coll_abort): a value read is whole or nothing.
+ *   stream  (persist_rdb_rstream.c: its nodes' records gathered past the batch, with a node
+ *         still to come, so two at least) each of the file's nodes appended whole as one
+ *         chunk (coll_stream_append_node), its live, slots and lp as the form's node would
+ *         have them, and every node after it as soon as it is read; at the end the groups,
+ *         consumers and pending entries (a model of them alone, far smaller than the entries)
+ *         become the meta and the groups' PELs
+ *
+ * The form bytes moved are counted, so a value past CODEC_VALUE_MAX is still TERSE_ETOOBIG, as
+ * its form would be. On any failure the caller frees the container (rdb_coll_abort): a value
+ * read is whole or nothing.
  */
 #include "persist/persist_rdb_internal.h"
 
@@ -28,6 +35,7 @@
 
 #include "codec/codec_varint.h"
 #include "coll/coll.h"
+#include "coll/coll_stream.h"
 #include "coll/coll_zset.h"
 #include "store/form/store_varint.h"
 #include "terse/status.h"
@@ -47,9 +55,10 @@ void rdb_coll_begin(struct rdb_r *r, enum store_type t)
     r->co_kind = 0;
     r->co_form = 0;
     r->co_pend = 0;
+    r->co_nodes = 0;
     if (r->ck == NULL || r->ck->env == NULL ||
         (t != STORE_TYPE_LIST && t != STORE_TYPE_HASH && t != STORE_TYPE_SET &&
-         t != STORE_TYPE_ZSET)) {
+         t != STORE_TYPE_ZSET && t != STORE_TYPE_STREAM)) {
         return;
     }
     chunk = t == STORE_TYPE_LIST ? r->ck->list.chunk_bytes : r->ck->elems.chunk_bytes;
@@ -63,6 +72,8 @@ int rdb_coll_start(struct rdb_r *r)
 {
     struct coll_zset_shape zs = {r->ck->elems.chunk_bytes}; /* as the after-load pass cuts */
     int st = r->co_kind == STORE_TYPE_LIST ? coll_list_create(r->ck->env, &r->ck->list, &r->co)
+             : r->co_kind == STORE_TYPE_STREAM
+                 ? coll_stream_create(r->ck->env, r->ck->elems.chunk_bytes, &r->co)
              : r->co_kind == STORE_TYPE_ZSET
                  ? coll_zset_create(r->ck->env, &zs, &r->co)
                  : coll_hash_create(r->ck->env,
@@ -185,6 +196,92 @@ int rdb_coll_end(struct rdb_r *r)
         return rdb_r_fail(r, TERSE_ECORRUPT, "a field without its value");
     }
     return count_form(r, codec_varint_len(coll_count(r->co)));
+}
+
+/* ---- streams --------------------------------------------------------------------------------- */
+
+/* One whole node (nd, its entries in w->str) into the stream, counted as the form's. */
+static int put_node(struct rdb_r *r, const struct store_stream_node *nd)
+{
+    const struct store_stream_entry *ents = (const struct store_stream_entry *)(void *)r->w->str.p;
+    size_t n = codec_varint_len(nd->live) + codec_varint_len(nd->slots) + codec_varint_len(nd->lp);
+    int st;
+
+    for (size_t i = 0; i < nd->live; i++) {
+        n += store_stream_entry_size(&ents[i]);
+    }
+    if (count_form(r, n) != TERSE_OK) {
+        return r->st;
+    }
+    st = coll_stream_append_node(r->ck->env, r->co, nd, ents);
+    r->co_nodes++;
+    return st == TERSE_OK ? TERSE_OK : fail_put(r, st);
+}
+
+int rdb_coll_stream_nodes(struct rdb_r *r)
+{
+    const struct srec *recs = (const struct srec *)(const void *)r->w->arr.p;
+    size_t n = r->w->arr.len / sizeof(*recs);
+    const uint8_t *base = r->w->elems.p;
+    struct persist_rdb_buf *eb = &r->w->str; /* free between strings: a node's entries */
+    struct store_stream_node nd = {0, 0, 0};
+
+    if (r->co == NULL && rdb_coll_start(r) != TERSE_OK) {
+        return r->st;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct srec *x = &recs[i];
+        struct store_stream_entry e = {x->id, x->n, base + x->off, x->len}, *ents;
+
+        if (x->kind == SREC_NODE) {
+            nd.live = 0;
+            nd.lp = 0;
+            eb->len = 0;
+        } else if (x->kind == SREC_NODE_END) {
+            nd.slots = nd.live + (size_t)x->a; /* read_node refuses a node with no entry */
+            if (put_node(r, &nd) != TERSE_OK) {
+                return r->st;
+            }
+        } else {
+            if (r->co_pend > 0 && store_stream_id_cmp(&r->co_last, &e.id) >= 0) {
+                return rdb_r_fail(r, TERSE_ECORRUPT, "a stream's IDs or names are out of order");
+            }
+            if (rdb_buf_put(&r->w->alloc, eb, &e, sizeof(e)) != TERSE_OK) {
+                return rdb_r_fail(r, TERSE_ENOMEM, "out of memory");
+            }
+            ents = (struct store_stream_entry *)(void *)eb->p;
+            /* the listpack's size as store_stream_append counts it: the first live entry is
+             * the master */
+            nd.lp += store_stream_lp_add(nd.live == 0 ? NULL : &ents[0], &e);
+            nd.live++;
+            r->co_first = r->co_pend == 0 ? e.id : r->co_first;
+            r->co_last = e.id;
+            r->co_pend++;
+        }
+    }
+    r->w->arr.len = 0;
+    r->w->elems.len = 0;
+    return TERSE_OK;
+}
+
+int rdb_coll_stream_end(struct rdb_r *r, const struct store_stream *s)
+{
+    int st;
+
+    if (store_stream_id_cmp(&r->co_last, &s->last_id) > 0) {
+        return rdb_r_fail(r, TERSE_ECORRUPT, "a stream's IDs or names are out of order");
+    }
+    /* the rest of the whole form: its head and groups (the model's form less its two zero
+     * counts) and the counts of its entries and nodes */
+    if (count_form(r, store_stream_size(s) - 2 + codec_varint_len(r->co_pend) +
+                          codec_varint_len(r->co_nodes)) != TERSE_OK) {
+        return r->st;
+    }
+    st = coll_stream_meta_store(r->ck->env, r->co, s);
+    if (st == TERSE_OK) {
+        st = coll_stream_pels_from_model(r->ck->env, r->co, s);
+    }
+    return st == TERSE_OK ? TERSE_OK : rdb_r_fail(r, st, "out of memory");
 }
 
 void rdb_coll_abort(struct rdb_r *r)

@@ -21,9 +21,10 @@
  * read.
  *
  * An RDB file's load (persist_rdb_load.c) and RESTORE (persist_rdb_value_read_chunked) read a
- * big list, hash, set or sorted set into its chunked container instead, a batch of the form at
- * a time (persist_rdb_rcoll.c): form_put (a set's and a sorted set's gathering in
- * persist_rdb_rsort.c) hands each element on, and the value comes back as out->coll.
+ * big list, hash, set, sorted set or stream into its chunked container instead, a batch of the
+ * form at a time (persist_rdb_rcoll.c): form_put (a set's and a sorted set's gathering in
+ * persist_rdb_rsort.c) hands each element on, a stream's reader its nodes
+ * (persist_rdb_rstream.c), and the value comes back as out->coll.
  */
 #include "persist/persist_rdb_internal.h"
 
@@ -262,6 +263,7 @@ static int read_collection(struct rdb_r *r, uint8_t type, struct persist_rdb_val
     case RDB_TYPE_STREAM_LISTPACKS:
     case RDB_TYPE_STREAM_LISTPACKS_2:
         out->type = STORE_TYPE_STREAM;
+        rdb_coll_begin(r, STORE_TYPE_STREAM);
         return rdb_read_stream(r, type);
     default:
         return rdb_r_fail(r, TERSE_ECORRUPT, "a type terse does not hold");

@@ -13,6 +13,13 @@
  * corrupt: terse keeps an owner for each). The model is encoded into w->out and the form
  * decoded once more, which checks every order and count, before it is returned.
  *
+ * A big stream (an RDB file's load or RESTORE with r->ck: rdb_coll_begin armed it) does not
+ * gather its entries: once phase A's records pass the batch with a node still to come, the
+ * nodes read so far go into a chunked stream, and each node after them as soon as it is read
+ * (rdb_coll_stream_nodes), so w->arr and w->elems hold a node at a time; phase B then builds a
+ * model of the groups alone, checked as above, which becomes the stream's meta and PELs
+ * (rdb_coll_stream_end).
+ *
  * Version 1 payloads carry no entries-added, max-deleted or entries-read: entries-added is
  * the length, max-deleted 0-0, and a group's entries-read is estimated as Redis 7.0 does
  * (streamEstimateDistanceFromFirstEverEntry).
@@ -309,12 +316,37 @@ static int read_groups(struct rdb_r *r, int type, const struct store_stream *h, 
     return TERSE_OK;
 }
 
+/* The model's form into w->out, decoded once more: every order and count checked. */
+static int encode_checked(struct rdb_r *r, const struct store_stream *s)
+{
+    struct store_stream check;
+    size_t size = store_stream_size(s);
+    int st;
+
+    r->w->out.len = 0;
+    if (size > CODEC_VALUE_MAX) {
+        return rdb_r_fail(r, TERSE_ETOOBIG, "value too large");
+    }
+    if (rdb_buf_reserve(&r->w->alloc, &r->w->out, size) != TERSE_OK) {
+        return rdb_r_fail(r, TERSE_ENOMEM, "out of memory");
+    }
+    if (store_stream_encode(s, r->w->out.p, r->w->out.cap, &r->w->out.len) != TERSE_OK) {
+        return rdb_r_fail(r, TERSE_ECORRUPT, "a stream that cannot be written");
+    }
+    st = store_stream_decode(&check, &r->w->alloc, r->w->out.p, r->w->out.len);
+    store_stream_deinit(&check);
+    if (st != TERSE_OK) {
+        return rdb_r_fail(r, st, st == TERSE_ENOMEM ? "out of memory"
+                                                    : "a stream's IDs or names are out of order");
+    }
+    return TERSE_OK;
+}
+
 int rdb_read_stream(struct rdb_r *r, int type)
 {
-    struct store_stream s, check;
+    struct store_stream s;
     struct store_stream_id first = {0, 0};
     uint64_t n_lp, length, n_live = 0;
-    size_t size;
     int st;
 
     store_stream_init(&s, &r->w->alloc);
@@ -323,6 +355,16 @@ int rdb_read_stream(struct rdb_r *r, int type)
     }
     for (uint64_t i = 0; i < n_lp; i++) {
         if (read_node(r, &n_live) != TERSE_OK) {
+            return r->st;
+        }
+        /* Into the container past the batch when the after-load pass would chunk the stream:
+         * a node follows (one node stays a value) and its form is past ck->stream_min (the
+         * entries' pairs alone, in w->elems, are less than their form). */
+        if (r->co_kind == STORE_TYPE_STREAM &&
+            (r->co != NULL ||
+             (i + 1 < n_lp && r->w->elems.len + r->w->arr.len >= r->co_batch &&
+              r->w->elems.len > r->ck->stream_min)) &&
+            rdb_coll_stream_nodes(r) != TERSE_OK) {
             return r->st;
         }
     }
@@ -339,7 +381,9 @@ int rdb_read_stream(struct rdb_r *r, int type)
         }
     } else {
         s.entries_added = length;
-        if (n_live > 0) {
+        if (r->co != NULL) {
+            first = r->co_first;
+        } else if (n_live > 0) {
             const struct srec *x = (const struct srec *)(const void *)r->w->arr.p;
             while (x->kind != SREC_ENTRY) {
                 x++; /* the first entry record: there is one, n_live > 0 */
@@ -353,28 +397,14 @@ int rdb_read_stream(struct rdb_r *r, int type)
     if (read_groups(r, type, &s, length, &first) != TERSE_OK) {
         return r->st;
     }
+    /* a big stream's model holds its groups alone: checked as a whole one, then its meta */
     st = rdb_stream_build(r, &s);
     if (st == TERSE_OK) {
-        size = store_stream_size(&s);
-        r->w->out.len = 0;
-        if (size > CODEC_VALUE_MAX) {
-            st = rdb_r_fail(r, TERSE_ETOOBIG, "value too large");
-        } else if (rdb_buf_reserve(&r->w->alloc, &r->w->out, size) != TERSE_OK) {
-            st = rdb_r_fail(r, TERSE_ENOMEM, "out of memory");
-        } else if (store_stream_encode(&s, r->w->out.p, r->w->out.cap, &r->w->out.len) !=
-                   TERSE_OK) {
-            st = rdb_r_fail(r, TERSE_ECORRUPT, "a stream that cannot be written");
-        }
+        st = encode_checked(r, &s);
+    }
+    if (st == TERSE_OK && r->co != NULL) {
+        st = rdb_coll_stream_end(r, &s);
     }
     store_stream_deinit(&s);
-    if (st != TERSE_OK) {
-        return st;
-    }
-    st = store_stream_decode(&check, &r->w->alloc, r->w->out.p, r->w->out.len);
-    store_stream_deinit(&check);
-    if (st != TERSE_OK) {
-        return rdb_r_fail(r, st, st == TERSE_ENOMEM ? "out of memory"
-                                                    : "a stream's IDs or names are out of order");
-    }
-    return TERSE_OK;
+    return st;
 }

@@ -200,6 +200,16 @@ static void chunk_noted(struct after_load *a)
     a->len = 0;
 }
 
+/* The stream form's bytes at or under which a stream stays one value: one node is one
+ * stream-node-max-bytes at most, but for its last entry, so a form past half of it may hold
+ * more. */
+static size_t stream_min(const struct cmd_server *srv)
+{
+    long long v = srv->settings.stream_node_max_bytes;
+
+    return (size_t)((uint64_t)(v > 0 ? v : 0) / 2);
+}
+
 static void decide_one(void *arg, const struct store_entry *e)
 {
     struct after_load *a = arg;
@@ -222,11 +232,7 @@ static void decide_one(void *arg, const struct store_entry *e)
     }
     if (t == STORE_TYPE_STREAM && store_entry_enc(e) == STORE_ENC_STR) {
         p = store_entry_val(e, &n);
-        /* One node is one stream-node-max-bytes at most, but for its last entry: a form past
-         * that may hold more. */
-        if (codec_value_info(p, n, &info) == TERSE_OK &&
-            info.orig_len > (uint64_t)(srv->settings.stream_node_max_bytes > 0
-                                           ? srv->settings.stream_node_max_bytes : 0) / 2) {
+        if (codec_value_info(p, n, &info) == TERSE_OK && info.orig_len > stream_min(srv)) {
             note_key(a, e);
         }
         return;
@@ -291,10 +297,11 @@ void cmd_value_after_restore(struct cmd_server *srv, int db, const uint8_t *key,
 }
 
 struct coll_env *cmd_value_load_shapes(struct cmd_server *srv, struct coll_list_shape *list,
-                                       struct coll_hash_shape *elems)
+                                       struct coll_hash_shape *elems, size_t *stream_min_out)
 {
     struct coll_env *env = store_coll_env(srv->shard);
 
+    *stream_min_out = stream_min(srv);
     cmd_list_shape(srv, list);
     cmd_elems_coll_shape(srv, elems);
     coll_env_set_codec(env, srv->codec);

@@ -19,10 +19,11 @@ void cmd_value_after_load(struct cmd_server *srv);
 void cmd_value_after_restore(struct cmd_server *srv, int db, const uint8_t *key, size_t klen);
 /* The chunk shapes a load builds big containers with (list, and hash or set: both written,
  * borrowed), the ones this pass chunks with, so a container an RDB load builds while it reads
- * (persist_rdb_rcoll.c) is the one this pass would have cut; and the shard's env gets the
- * server's codec context, as before this pass chunks. Returns that env (borrowed: the shard's).
- * Call before the load, on the thread that owns the shard. */
+ * (persist_rdb_rcoll.c) is the one this pass would have cut; *stream_min, the stream form's
+ * bytes this pass leaves one value at or under (a load chunks no smaller stream); and the
+ * shard's env gets the server's codec context, as before this pass chunks. Returns that env
+ * (borrowed: the shard's). Call before the load, on the thread that owns the shard. */
 struct coll_env *cmd_value_load_shapes(struct cmd_server *srv, struct coll_list_shape *list,
-                                       struct coll_hash_shape *elems);
+                                       struct coll_hash_shape *elems, size_t *stream_min);
 
 #endif /* TERSE_CMD_AFTER_LOAD_H */

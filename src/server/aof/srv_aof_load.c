@@ -225,7 +225,8 @@ static int load_file(struct replay *r, const char *name, int base, int last)
         int lr;
         /* Big lists, hashes, sets and sorted sets are built in chunks as they are read. */
         s->rdb.load_ck.env = cmd_value_load_shapes(&s->cmd, &s->rdb.load_ck.list,
-                                                   &s->rdb.load_ck.elems);
+                                                   &s->rdb.load_ck.elems,
+                                                   &s->rdb.load_ck.stream_min);
         lr = persist_rdb_load_mem(s->shard, 0, &s->rdb, buf, len, core_time_unix_ms(), &st,
                                   &off, &err);
         if (lr != TERSE_OK) {

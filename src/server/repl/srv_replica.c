@@ -249,7 +249,8 @@ static void load_transfer(struct srv *s)
     memset(&err, 0, sizeof(err));
     /* Big lists, hashes, sets and sorted sets are built in chunks as they are read. */
     s->rdb.load_ck.env = cmd_value_load_shapes(&s->cmd, &s->rdb.load_ck.list,
-                                               &s->rdb.load_ck.elems);
+                                               &s->rdb.load_ck.elems,
+                                               &s->rdb.load_ck.stream_min);
     rc = persist_rdb_load_mem(s->shard, (int)s->cfg.databases, &s->rdb, map,
                               (size_t)sb.st_size, core_time_unix_ms(), &st, NULL, &err);
     if (map != NULL) {

@@ -38,8 +38,9 @@ static int hook_restore(void *arg, const uint8_t *payload, size_t len, struct cm
     }
     /* The whole payload, footer included, as Redis's RESTORE reads it: an object cut short
      * runs into the footer's bytes there too, and both servers answer alike. */
-    /* A big list, hash, set or sorted set comes back built in chunks (out->coll, the caller's). */
-    ck.env = cmd_value_load_shapes(&s->cmd, &ck.list, &ck.elems);
+    /* A big list, hash, set, sorted set or stream comes back built in chunks (out->coll, the
+     * caller's). */
+    ck.env = cmd_value_load_shapes(&s->cmd, &ck.list, &ck.elems, &ck.stream_min);
     ck.batch = 0;
     st = persist_rdb_value_read_chunked(&s->rdb, &ck, payload, len, &pv, NULL);
     if (st != TERSE_OK) {

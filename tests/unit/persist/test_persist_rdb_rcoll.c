@@ -24,23 +24,12 @@
 #include "core/core_mem.h"
 #include "persist/persist_rdb.h"
 #include "persist/persist_rdb_load.h"
+#include "persist_rdb_fixture.h"
 #include "store/store.h"
 #include "terse/status.h"
 
 #define N_EL 60000
 #define T0 1700000000000LL
-
-static void *core_alloc_fn(void *opaque, size_t n)
-{
-    (void)opaque;
-    return core_alloc(n);
-}
-
-static void core_free_fn(void *opaque, void *p)
-{
-    (void)opaque;
-    core_free(p);
-}
 
 /* ---- an RDB file, written by hand -------------------------------------------------------- */
 
@@ -139,42 +128,7 @@ static void file_start(struct file *f)
 
 /* ---- loads ----------------------------------------------------------------------------------- */
 
-struct fx {
-    struct store_shard *s;
-    struct codec_ctx *codec;
-    struct persist_rdb_work w;
-};
-
-static int setup(void **state)
-{
-    struct fx *x = calloc(1, sizeof(*x));
-    terse_allocator a = {core_alloc_fn, core_free_fn, NULL};
-
-    assert_non_null(x);
-    assert_int_equal(store_shard_create(&x->s, 16), TERSE_OK);
-    assert_int_equal(codec_ctx_create(&x->codec, NULL), TERSE_OK);
-    coll_env_set_codec(store_coll_env(x->s), x->codec); /* as cmd_value_load_shapes does */
-    persist_rdb_work_init(&x->w, &a);
-    x->w.load_ck.env = store_coll_env(x->s);
-    x->w.load_ck.list = (struct coll_list_shape){8192, 0, 0};
-    x->w.load_ck.elems = (struct coll_hash_shape){4096};
-    x->w.load_ck.batch = 64u << 10; /* 2 MiB forms: dozens of batches each */
-    *state = x;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fx *x = *state;
-
-    persist_rdb_work_deinit(&x->w);
-    store_shard_destroy(&x->s);
-    codec_ctx_destroy(&x->codec);
-    free(x);
-    return 0;
-}
-
-static int load(struct fx *x, const struct file *f)
+static int load(struct rdb_fx *x, const struct file *f)
 {
     struct persist_load_stats ls;
     struct persist_error err;
@@ -182,7 +136,7 @@ static int load(struct fx *x, const struct file *f)
     return persist_rdb_load_mem(x->s, 16, &x->w, f->p, f->len, T0, &ls, NULL, &err);
 }
 
-static struct coll *coll_of(struct fx *x, const char *key, enum store_type t)
+static struct coll *coll_of(struct rdb_fx *x, const char *key, enum store_type t)
 {
     const struct store_entry *e = store_peek(x->s, 0, key, strlen(key));
 
@@ -194,7 +148,7 @@ static struct coll *coll_of(struct fx *x, const char *key, enum store_type t)
 
 static void test_big_containers_load_in_bounded_memory(void **state)
 {
-    struct fx *x = *state;
+    struct rdb_fx *x = *state;
     struct coll_env *env = store_coll_env(x->s);
     struct core_mem_stats before, after;
     struct coll_list_it it;
@@ -275,7 +229,7 @@ static void test_big_containers_load_in_bounded_memory(void **state)
  * load with TERSE_ECORRUPT; nothing is kept, nothing leaks. */
 static void test_duplicates_fail_whole(void **state)
 {
-    struct fx *x = *state;
+    struct rdb_fx *x = *state;
     static const struct {
         uint8_t type;
         int dup_at;
@@ -305,7 +259,7 @@ static void test_duplicates_fail_whole(void **state)
 /* Without an env (RESTORE's reader, or a caller that sets none) the same file loads as forms. */
 static void test_no_env_loads_forms(void **state)
 {
-    struct fx *x = *state;
+    struct rdb_fx *x = *state;
     struct file f;
 
     x->w.load_ck.env = NULL;
@@ -322,7 +276,7 @@ static void test_no_env_loads_forms(void **state)
  * nothing kept; without an env it is a form, as persist_rdb_value_read gives. */
 static void test_restore_builds_chunks(void **state)
 {
-    struct fx *x = *state;
+    struct rdb_fx *x = *state;
     struct coll_env *env = store_coll_env(x->s);
     static const uint8_t types[] = {1, 4, 2, 5};
     struct core_mem_stats after;
@@ -375,11 +329,11 @@ static void test_restore_builds_chunks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_big_containers_load_in_bounded_memory, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_duplicates_fail_whole, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_no_env_loads_forms, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_restore_builds_chunks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_big_containers_load_in_bounded_memory, rdb_fx_setup,
+                                        rdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_duplicates_fail_whole, rdb_fx_setup, rdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_no_env_loads_forms, rdb_fx_setup, rdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_restore_builds_chunks, rdb_fx_setup, rdb_fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
