@@ -94,14 +94,6 @@ static uint64_t tree_total(const struct coll *c)
     return n;
 }
 
-static int id_cmp(const struct store_stream_id *a, const struct store_stream_id *b)
-{
-    if (a->ms != b->ms) {
-        return a->ms < b->ms ? -1 : 1;
-    }
-    return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
 /* Verifies c; when it verifies, reads it whole and checks what it reads. Whether it did. */
 static bool check_whole(struct coll_env *env, struct coll *c, struct coll_pel_rec **recs,
                         size_t *cap)
@@ -124,7 +116,7 @@ static bool check_whole(struct coll_env *env, struct coll *c, struct coll_pel_re
         fz_check(coll_pel_read_chunk(env, c, rank, &ch, recs, cap) == TERSE_OK);
         fz_check(ch.first_rank == rank && ch.n >= 1);
         for (size_t i = 0; i < ch.n; i++) {
-            fz_check((rank == 0 && i == 0) || id_cmp(&last, &(*recs)[i].id) < 0);
+            fz_check((rank == 0 && i == 0) || store_stream_id_cmp(&last, &(*recs)[i].id) < 0);
             last = (*recs)[i].id;
         }
         first = (*recs)[0].id;

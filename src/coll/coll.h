@@ -243,6 +243,14 @@ void coll_chunk_drop(struct coll_env *env, struct coll *c, struct coll_chunk *ch
 int coll_chunk_rewrite(struct coll_env *env, struct coll *c, struct coll_chunk **chp,
                        const uint8_t *form, size_t len);
 
+/* coll_chunk_rewrite of the chunk at it (a descriptor of c's tree) holding count elements,
+ * its first element's key key: the descriptor's raw_len, count (and c->count) and key follow
+ * (the engines keyed by stream IDs: a stream's nodes, a PEL's chunks). TERSE_OK, or
+ * TERSE_ENOMEM with nothing changed. */
+int coll_desc_rewrite(struct coll_env *env, struct coll *c, const struct coll_it *it,
+                      const uint8_t *form, size_t len, uint32_t count,
+                      const struct coll_key *key);
+
 /*
  * The chunk's form, verified: a view into the chunk when RAW, else decoded into the env's
  * buffer (valid until the next coll_chunk_read or coll_chunk_put of any container). Marks

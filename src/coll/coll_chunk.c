@@ -401,3 +401,22 @@ bool coll_chunk_cold_next(const struct coll *c, const struct coll_it *it, struct
     *mlen = coll_chunk_merged_len(d, nd);
     return *mlen <= (size_t)c->chunk_max * 3 / 4;
 }
+
+int coll_desc_rewrite(struct coll_env *env, struct coll *c, const struct coll_it *it,
+                      const uint8_t *form, size_t len, uint32_t count,
+                      const struct coll_key *key)
+{
+    struct coll_desc *d = coll_tree_desc(it);
+    int st = coll_chunk_rewrite(env, c, &d->chunk, form, len);
+
+    if (st != TERSE_OK) {
+        return st;
+    }
+    d->raw_len = (uint32_t)len;
+    c->count = c->count - d->count + count;
+    coll_tree_set_count(&c->tree, it, count);
+    if (key->k != d->key.k || key->aux != d->key.aux) {
+        coll_tree_set_key(&c->tree, it, key);
+    }
+    return TERSE_OK;
+}

@@ -98,7 +98,7 @@ int pel_open(struct coll_env *env, const struct coll_desc *d, struct pel_view *v
                 return pel_bad(env);
             }
             v->first = id;
-        } else if (pel_id_cmp(&v->last, &id) >= 0) {
+        } else if (store_stream_id_cmp(&v->last, &id) >= 0) {
             return pel_bad(env);
         }
         v->last = id;
@@ -106,31 +106,31 @@ int pel_open(struct coll_env *env, const struct coll_desc *d, struct pel_view *v
     return p == v->end ? TERSE_OK : pel_bad(env);
 }
 
-void pel_find(const struct pel_view *v, const struct store_stream_id *id, uint32_t *idx,
-              size_t *at, size_t *at_end, bool *eq)
+/* In the opened chunk a->v, the first record whose ID is >= id (pel_locate's). */
+static void find_in(struct pel_place *a, const struct store_stream_id *id)
 {
-    const uint8_t *p = v->body;
+    const uint8_t *p = a->v.body;
 
-    *eq = false;
-    for (uint32_t i = 0; i < v->n; i++) {
+    a->eq = false;
+    for (uint32_t i = 0; i < a->v.n; i++) {
         const uint8_t *start = p;
         struct store_stream_id rid = {0, 0};
         int cmp;
 
-        if (pel_rec_skip(&p, v->end, &rid) != 0) {
+        if (pel_rec_skip(&p, a->v.end, &rid) != 0) {
             break; /* never: pel_open parsed every record */
         }
-        cmp = pel_id_cmp(&rid, id);
+        cmp = store_stream_id_cmp(&rid, id);
         if (cmp >= 0) {
-            *idx = i;
-            *at = (size_t)(start - v->body);
-            *at_end = (size_t)(p - v->body);
-            *eq = cmp == 0;
+            a->idx = i;
+            a->at = (size_t)(start - a->v.body);
+            a->at_end = (size_t)(p - a->v.body);
+            a->eq = cmp == 0;
             return;
         }
     }
-    *idx = v->n;
-    *at = *at_end = (size_t)(v->end - v->body);
+    a->idx = a->v.n;
+    a->at = a->at_end = (size_t)(a->v.end - a->v.body);
 }
 
 /* Orders a target ID against a descriptor's key (its chunk's first ID). */
@@ -138,14 +138,24 @@ static int pel_key_cmp(void *arg, const struct coll_key *key)
 {
     const struct store_stream_id k = {key->k, key->aux};
 
-    return pel_id_cmp(arg, &k);
+    return store_stream_id_cmp((const struct store_stream_id *)arg, &k);
 }
 
-bool pel_seek_chunk(const struct coll *c, const struct store_stream_id *id, struct coll_it *it)
+int pel_locate(struct coll_env *env, const struct coll *c, const struct store_stream_id *id,
+               struct coll_it *it, struct pel_place *a)
 {
     struct store_stream_id target = *id; /* the seek's comparison takes a mutable arg */
+    int st;
 
-    return coll_tree_seek_key(&c->tree, pel_key_cmp, &target, it);
+    if (!coll_tree_seek_key(&c->tree, pel_key_cmp, &target, it)) {
+        it->leaf = NULL;
+        return TERSE_OK;
+    }
+    st = pel_open(env, coll_tree_desc(it), &a->v);
+    if (st == TERSE_OK) {
+        find_in(a, id);
+    }
+    return st;
 }
 
 /* ---- life and bulk build ------------------------------------------------------------------ */
@@ -201,7 +211,7 @@ int coll_pel_from_recs(struct coll_env *env, const struct coll_pel_rec *recs, si
 
     *out = NULL;
     for (size_t i = 0; i < n; i++) {
-        if ((i > 0 && pel_id_cmp(&recs[i - 1].id, &recs[i].id) >= 0) ||
+        if ((i > 0 && store_stream_id_cmp(&recs[i - 1].id, &recs[i].id) >= 0) ||
             pel_rec_size(&recs[i]) > UINT32_MAX / 4) {
             return TERSE_EINVAL;
         }
@@ -236,25 +246,17 @@ int coll_pel_seek(struct coll_env *env, struct coll *c, const struct store_strea
                   uint64_t *rank, bool *found)
 {
     struct coll_it it;
-    struct pel_view v;
-    uint32_t idx;
-    size_t at, at_end;
-    bool eq;
-    int st;
+    struct pel_place a;
+    int st = pel_locate(env, c, id, &it, &a);
 
     *rank = c->count;
     *found = false;
-    if (!pel_seek_chunk(c, id, &it)) {
-        return TERSE_OK;
-    }
-    st = pel_open(env, coll_tree_desc(&it), &v);
-    if (st != TERSE_OK) {
+    if (st != TERSE_OK || !coll_it_valid(&it)) {
         return st;
     }
-    pel_find(&v, id, &idx, &at, &at_end, &eq);
     /* idx == n: the next chunk's first record (its key is past id), or the end */
-    *rank = coll_tree_rank_of(&it) + idx;
-    *found = eq;
+    *rank = coll_tree_rank_of(&it) + a.idx;
+    *found = a.eq;
     return TERSE_OK;
 }
 
@@ -302,7 +304,7 @@ static int pel_key_order(const struct coll_key *a, const struct coll_key *b)
 {
     const struct store_stream_id x = {a->k, a->aux}, y = {b->k, b->aux};
 
-    return pel_id_cmp(&x, &y);
+    return store_stream_id_cmp(&x, &y);
 }
 
 int coll_pel_verify(struct coll_env *env, struct coll *c)
@@ -319,7 +321,7 @@ int coll_pel_verify(struct coll_env *env, struct coll *c)
         if (st != TERSE_OK) {
             return st;
         }
-        if (any && pel_id_cmp(&last, &v.first) >= 0) {
+        if (any && store_stream_id_cmp(&last, &v.first) >= 0) {
             return TERSE_ECORRUPT;
         }
         last = v.last;

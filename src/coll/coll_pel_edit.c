@@ -26,20 +26,9 @@ static int rewrite_at(struct coll_env *env, struct coll *c, const struct coll_it
                       const uint8_t *form, size_t len, uint32_t n,
                       const struct store_stream_id *first)
 {
-    struct coll_desc *d = coll_tree_desc(it);
-    int st = coll_chunk_rewrite(env, c, &d->chunk, form, len);
+    const struct coll_key k = {first->ms, first->seq};
 
-    if (st != TERSE_OK) {
-        return st;
-    }
-    d->raw_len = (uint32_t)len;
-    c->count = c->count - d->count + n;
-    coll_tree_set_count(&c->tree, it, n);
-    if (first->ms != d->key.k || first->seq != d->key.aux) {
-        const struct coll_key k = {first->ms, first->seq};
-        coll_tree_set_key(&c->tree, it, &k);
-    }
-    return TERSE_OK;
+    return coll_desc_rewrite(env, c, it, form, len, n, &k);
 }
 
 /* A new chunk of r alone (rs bytes of record) inserted before at (invalid: at the end). */
@@ -206,6 +195,7 @@ int coll_pel_put(struct coll_env *env, struct coll *c, const struct coll_pel_rec
                  bool *replaced)
 {
     struct coll_it it, next;
+    struct pel_place pl;
     struct pel_view v;
     uint32_t idx, nn;
     size_t rs = pel_rec_size(r), at, at_end, body_len, nbody, nlen, vl;
@@ -219,16 +209,18 @@ int coll_pel_put(struct coll_env *env, struct coll *c, const struct coll_pel_rec
     if (rs > UINT32_MAX / 4) {
         return TERSE_ETOOBIG;
     }
-    if (!pel_seek_chunk(c, &r->id, &it)) {
-        it.leaf = NULL; /* an empty PEL: its first chunk */
-        return put_alone(env, c, &it, r, rs);
-    }
-    st = pel_open(env, coll_tree_desc(&it), &v);
+    st = pel_locate(env, c, &r->id, &it, &pl);
     if (st != TERSE_OK) {
         return st;
     }
-    pel_find(&v, &r->id, &idx, &at, &at_end, &eq);
-    at_end = eq ? at_end : at; /* the bytes r replaces */
+    if (!coll_it_valid(&it)) {
+        return put_alone(env, c, &it, r, rs); /* an empty PEL: its first chunk */
+    }
+    v = pl.v;
+    idx = pl.idx;
+    at = pl.at;
+    eq = pl.eq;
+    at_end = eq ? pl.at_end : at; /* the bytes r replaces */
     body_len = (size_t)(v.end - v.body);
     nn = v.n + (eq ? 0 : 1);
     nbody = body_len - (at_end - at) + rs;
@@ -296,7 +288,7 @@ static int merge_write(struct coll_env *env, struct coll *c, struct coll_it *it,
         return st;
     }
     if ((size_t)(w.end - w.body) != theirs ||
-        (prev ? pel_id_cmp(&w.last, &vfirst) >= 0 : pel_id_cmp(&vlast, &w.first) >= 0)) {
+        (prev ? store_stream_id_cmp(&w.last, &vfirst) >= 0 : store_stream_id_cmp(&vlast, &w.first) >= 0)) {
         coll_env_count_corrupt(env);
         return TERSE_ECORRUPT; /* the two chunks overlap: the tree's order is broken */
     }
@@ -331,27 +323,25 @@ int coll_pel_del(struct coll_env *env, struct coll *c, const struct store_stream
                  bool *found)
 {
     struct coll_it it, nb;
+    struct pel_place pl;
     struct pel_view v;
     uint32_t idx;
     size_t at, at_end, body_len, nbody, nlen, vl, ml;
-    bool eq, dummy;
+    bool dummy;
     uint8_t *b;
     struct store_stream_id first;
     int st;
 
     found = found != NULL ? found : &dummy;
     *found = false;
-    if (!pel_seek_chunk(c, id, &it)) {
-        return TERSE_OK;
-    }
-    st = pel_open(env, coll_tree_desc(&it), &v);
-    if (st != TERSE_OK) {
+    st = pel_locate(env, c, id, &it, &pl);
+    if (st != TERSE_OK || !coll_it_valid(&it) || !pl.eq) {
         return st;
     }
-    pel_find(&v, id, &idx, &at, &at_end, &eq);
-    if (!eq) {
-        return TERSE_OK;
-    }
+    v = pl.v;
+    idx = pl.idx;
+    at = pl.at;
+    at_end = pl.at_end;
     if (v.n == 1) { /* emptied: the chunk leaves the tree (which never allocates to) */
         struct coll_chunk *ch = coll_tree_desc(&it)->chunk;
         coll_tree_remove(&c->tree, &it);

@@ -30,14 +30,6 @@ struct pel_view {
     struct store_stream_id first, last;
 };
 
-static inline int pel_id_cmp(const struct store_stream_id *a, const struct store_stream_id *b)
-{
-    if (a->ms != b->ms) {
-        return a->ms < b->ms ? -1 : 1;
-    }
-    return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
 /* Bytes of r's record. */
 static inline size_t pel_rec_size(const struct coll_pel_rec *r)
 {
@@ -59,15 +51,19 @@ int pel_rec_skip(const uint8_t **p, const uint8_t *end, struct store_stream_id *
  * TERSE_ENOMEM. */
 int pel_open(struct coll_env *env, const struct coll_desc *d, struct pel_view *v);
 
-/* The descriptor of the chunk where id belongs: the last whose first ID is <= id, or the
- * first. false when c has no chunk. */
-bool pel_seek_chunk(const struct coll *c, const struct store_stream_id *id, struct coll_it *it);
-
-/* In an opened chunk, the first record whose ID is >= id: *idx, its offset *at in the body,
- * the offset just past it *at_end, and *eq when its ID is id (*idx == v->n and *at the body's
- * length when none). */
-void pel_find(const struct pel_view *v, const struct store_stream_id *id, uint32_t *idx,
-              size_t *at, size_t *at_end, bool *eq);
+/* Where id is or would go: the chunk it belongs in (*it: the last whose first ID is <= id, or
+ * the first; it->leaf NULL when c has no chunk, and nothing else set), opened into *a, and in
+ * it the first record whose ID is >= id: a->idx, its offset a->at in the body, the offset just
+ * past it a->at_end, and a->eq when its ID is id (idx == n and at the body's length when
+ * none). TERSE_OK or pel_open's status. */
+struct pel_place {
+    struct pel_view v;
+    uint32_t idx;
+    size_t at, at_end;
+    bool eq;
+};
+int pel_locate(struct coll_env *env, const struct coll *c, const struct store_stream_id *id,
+               struct coll_it *it, struct pel_place *a);
 
 /* Bytes of a form of n records whose records take body bytes. */
 static inline size_t pel_form_len(uint64_t n, size_t body)

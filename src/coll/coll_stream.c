@@ -145,20 +145,9 @@ static int node_rewrite(struct coll_env *env, struct coll *c, struct coll_it *it
                         const uint8_t *form, size_t len, uint32_t count,
                         const struct store_stream_id *first)
 {
-    struct coll_desc *d = coll_tree_desc(it);
-    int st = coll_chunk_rewrite(env, c, &d->chunk, form, len);
+    const struct coll_key k = {first->ms, first->seq};
 
-    if (st != TERSE_OK) {
-        return st;
-    }
-    d->raw_len = (uint32_t)len;
-    c->count = c->count - d->count + count;
-    coll_tree_set_count(&c->tree, it, count);
-    if (first->ms != d->key.k || first->seq != d->key.aux) {
-        struct coll_key k = {first->ms, first->seq};
-        coll_tree_set_key(&c->tree, it, &k);
-    }
-    return TERSE_OK;
+    return coll_desc_rewrite(env, c, it, form, len, count, &k);
 }
 
 /* ---- building ---------------------------------------------------------------------------------- */
